@@ -1,0 +1,50 @@
+# rope-edu: `make book` builds the site, `make test` runs every test, `make lab` opens the notebooks.
+# Each target first creates .venv/ (if missing) and installs requirements.txt and the package.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Notebooks show kernel-free animations instead of live widgets while the static book is built.
+BOOK_ENV := ROPE_EDU_STATIC=1 MPLBACKEND=Agg
+
+.PHONY: all setup book test lab bench sync clean help
+
+all: book
+
+help:
+	@echo "make book   build the site into _build/html (every notebook executed)"
+	@echo "make test   run the whole test suite (unit, book build, browser, live JupyterLab)"
+	@echo "make lab    open JupyterLab on notebooks/"
+	@echo "make bench  print the speed benchmarks"
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	mkdir -p $(VENV)/etc/ipython
+	echo 'c.IPKernelApp.log_level = "ERROR"' > $(VENV)/etc/ipython/ipython_kernel_config.py
+	touch $(STAMP)
+
+book: $(STAMP)
+	rm -rf _build/html _build/.doctrees
+	$(BOOK_ENV) $(BIN)/jupyter-book build -W -n --keep-going .
+	@echo "The book is in _build/html: open file://$(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_apply_rope.py
+
+sync: $(STAMP)
+	$(BIN)/python scripts/notebooks.py sync
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
