@@ -5,6 +5,7 @@ imported only on request, so ``import rope_edu`` never imports torch.
 """
 
 from . import plots
+from .attention import attention, attention_scores, causal_mask, softmax
 from .rope import LAYOUTS, apply_rope, frequencies, layout_permutation, rope_angles, rotation_matrix
 
 __version__ = "0.1.0"
@@ -13,6 +14,10 @@ __all__ = [
     "LAYOUTS",
     "plots",
     "apply_rope",
+    "attention",
+    "attention_scores",
+    "causal_mask",
+    "softmax",
     "frequencies",
     "layout_permutation",
     "rope_angles",

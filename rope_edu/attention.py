@@ -1,0 +1,139 @@
+"""Scaled dot-product softmax attention, the operation RoPE feeds.
+
+Used by chapter 1 (attention without positions is permutation equivariant) and by the
+LLaMA-style layer of chapter 7.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._checks import as_real_array, float_dtype
+
+__all__ = ["softmax", "causal_mask", "attention_scores", "attention"]
+
+
+def softmax(logits: Any, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax: subtracts the maximum before exponentiating.
+
+    Rows that are entirely ``-inf`` (fully masked) give zeros instead of NaN.
+
+    Parameters
+    ----------
+    logits : array_like
+        Real-valued scores.
+    axis : int, default -1
+        Axis that sums to one.
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``logits``, floating
+    """
+    z = as_real_array(logits, "logits")
+    z = z.astype(float_dtype(z.dtype), copy=False)
+    zmax = np.max(z, axis=axis, keepdims=True)
+    zmax = np.where(np.isfinite(zmax), zmax, 0.0)
+    e = np.exp(z - zmax)
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def causal_mask(n_queries: int, n_keys: int) -> np.ndarray:
+    """Boolean mask, shape ``(n_queries, n_keys)``: ``True`` where a query may attend.
+
+    Queries are the *last* ``n_queries`` tokens of the ``n_keys`` (as when new tokens are
+    appended to a KV cache): query ``i`` sees keys ``0 .. n_keys - n_queries + i``.
+    """
+    for name, val in (("n_queries", n_queries), ("n_keys", n_keys)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {val!r}")
+    if n_queries > n_keys:
+        raise ValueError(f"n_queries ({n_queries}) cannot exceed n_keys ({n_keys}) in a causal mask")
+    offset = n_keys - n_queries
+    return np.arange(n_keys)[None, :] <= (np.arange(n_queries)[:, None] + offset)
+
+
+def _check_qkv(q: Any, k: Any, v: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    q = as_real_array(q, "q", min_ndim=2)
+    k = as_real_array(k, "k", min_ndim=2)
+    v = as_real_array(v, "v", min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must have the same last dimension, got q.shape={q.shape} and k.shape={k.shape}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k and v must have the same number of tokens (axis -2), got k.shape={k.shape} and v.shape={v.shape}")
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"leading (batch/head) axes of q {q.shape[:-2]}, k {k.shape[:-2]} and v {v.shape[:-2]} do not broadcast"
+        ) from None
+    return q, k, v
+
+
+def attention_scores(q: Any, k: Any, *, causal: bool = False, mask: Any = None) -> np.ndarray:
+    """Attention weights ``softmax(q kᵀ / sqrt(d))`` over the last two axes.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n_q, d)
+    k : array_like, shape (..., n_k, d)
+    causal : bool, default False
+        Apply :func:`causal_mask` (queries are the last ``n_q`` of the ``n_k`` tokens).
+    mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
+        ``True`` where attending is allowed; combined with ``causal``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n_q, n_k)
+        Each row sums to one (or is all zeros if every key is masked).
+    """
+    q, k, _ = _check_qkv(q, k, k)
+    return _weights(q, k, causal, mask)
+
+
+def _weights(q: np.ndarray, k: np.ndarray, causal: bool, mask: Any) -> np.ndarray:
+    dtype = np.result_type(float_dtype(q.dtype), float_dtype(k.dtype))
+    logits = np.matmul(q.astype(dtype, copy=False), np.swapaxes(k.astype(dtype, copy=False), -1, -2))
+    logits /= np.sqrt(q.shape[-1])
+    allowed = None
+    if causal:
+        allowed = causal_mask(q.shape[-2], k.shape[-2])
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.dtype != np.bool_:
+            raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {m.dtype}")
+        try:
+            np.broadcast_shapes(m.shape, logits.shape)
+        except ValueError:
+            raise ValueError(f"mask of shape {m.shape} does not broadcast to the scores' shape {logits.shape}") from None
+        allowed = m if allowed is None else (allowed & m)
+    if allowed is not None:
+        logits = np.where(allowed, logits, -np.inf)
+    return softmax(logits, axis=-1)
+
+
+def attention(q: Any, k: Any, v: Any, *, causal: bool = False, mask: Any = None) -> np.ndarray:
+    """Scaled dot-product attention ``softmax(q kᵀ / sqrt(d)) v`` over the last two axes.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n_q, d)
+        Queries.
+    k : array_like, shape (..., n_k, d)
+        Keys.
+    v : array_like, shape (..., n_k, d_v)
+        Values.
+    causal : bool, default False
+        Each query attends only to keys at or before it (queries are the last ``n_q`` tokens).
+    mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
+        ``True`` where attending is allowed.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n_q, d_v)
+    """
+    q, k, v = _check_qkv(q, k, v)
+    w = _weights(q, k, causal, mask)
+    return np.matmul(w, v.astype(w.dtype, copy=False))
