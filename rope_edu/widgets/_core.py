@@ -111,7 +111,7 @@ class Demo:
         frames = list(self.frames())
         if not frames:
             raise ValueError("frames() returned no frames; an animation needs at least one")
-        with mpl.rc_context({**STYLE, "figure.constrained_layout.use": False}):
+        with mpl.rc_context({**STYLE, "figure.constrained_layout.use": False, "savefig.dpi": self.dpi}):
             fig = plt.figure(figsize=self.figsize, dpi=self.dpi)
 
             def update(i: int) -> list:

@@ -1,0 +1,377 @@
+"""Absolute position encodings: the tables chapter 2 compares, and the sinusoidal shift matrix.
+
+An *absolute* (additive) encoding gives every position :math:`p` a vector :math:`PE(p)` that is
+added to the token embedding at that position. This module builds four of them as tables of
+shape ``(n_positions, dim)`` (row ``p`` is :math:`PE(p)`):
+
+* :func:`integer_encoding`: :math:`PE(p) = p` (unbounded);
+* :func:`normalised_encoding`: :math:`PE(p) = p / (N - 1)` (depends on the length :math:`N`);
+* :func:`binary_encoding`: the bits of :math:`p` (bounded and unique, but it jumps);
+* :func:`sinusoidal_encoding`: Vaswani et al. (2017),
+
+  .. math::
+
+      PE(p)_{2i} = \\sin(p\\,\\theta_i), \\qquad PE(p)_{2i+1} = \\cos(p\\,\\theta_i),
+      \\qquad \\theta_i = b^{-2i/d},
+
+  with the book's frequencies :func:`rope_edu.frequencies` (``i`` counted from 0).
+
+**The shift matrix.** For the sinusoidal table there is one matrix :math:`M(k)`, the same for
+every :math:`p`, with :math:`PE(p + k) = M(k)\\,PE(p)` (:func:`shift_matrix`). It is block
+diagonal; the block of pair :math:`i` acts on the pair :math:`(\\sin p\\theta_i, \\cos p\\theta_i)`:
+
+.. math::
+
+    \\begin{pmatrix} \\cos k\\theta_i & \\sin k\\theta_i \\\\ -\\sin k\\theta_i & \\cos k\\theta_i \\end{pmatrix},
+
+a **clockwise** turn by :math:`k\\theta_i` in the plane of coordinates :math:`(2i, 2i+1)`: the
+opposite direction to RoPE's :math:`R_k` (see ``book/notation.md``), because the table stores
+:math:`(\\sin, \\cos)` and not :math:`(\\cos, \\sin)`. So ``shift_matrix(k, d) ==
+rotation_matrix(-k, d) == rotation_matrix(k, d).T``.
+
+:func:`additive_logit_terms` splits the attention logit of additive encodings into its four
+terms (content-content, content-position, position-content, position-position).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ._checks import as_real_array, check_base, check_dim, check_positions
+from .rope import frequencies
+
+__all__ = [
+    "ENCODINGS",
+    "Encoding",
+    "integer_encoding",
+    "normalised_encoding",
+    "binary_encoding",
+    "sinusoidal_encoding",
+    "sinusoidal_at",
+    "shift_matrix",
+    "additive_logit_terms",
+]
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def _check_count(value: Any, name: str, *, minimum: int = 0) -> int:
+    """Return ``value`` as an ``int`` after checking it is an integer >= ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return value
+
+
+def _check_scalar(value: Any, name: str) -> float:
+    """Return ``value`` as a finite ``float`` (a real scalar such as a shift ``k``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value}")
+    return value
+
+
+def _positions(n_positions: int) -> np.ndarray:
+    return np.arange(n_positions, dtype=np.float64)
+
+
+# --- the four tables -------------------------------------------------------------------------
+
+
+def integer_encoding(n_positions: int, dim: int = 1) -> np.ndarray:
+    """The raw position as a feature: ``PE(p) = p`` in every one of ``dim`` columns.
+
+    Unique and length-independent, but unbounded: at position 1000 the "encoding" is a thousand
+    times larger than a unit-scale token embedding it is added to.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions :math:`N >= 0` (rows).
+    dim : int, default 1
+        Number of identical columns (the width of the embedding it would be added to), >= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, dim), float64
+        ``out[p, j] == p``.
+    """
+    n_positions = _check_count(n_positions, "n_positions")
+    dim = _check_count(dim, "dim", minimum=1)
+    return np.repeat(_positions(n_positions)[:, None], dim, axis=1)
+
+
+def normalised_encoding(n_positions: int, dim: int = 1) -> np.ndarray:
+    """The position divided by the last position: ``PE(p) = p / (N - 1)``, in [0, 1].
+
+    Bounded, but the same position gets a different value in sequences of different lengths,
+    and the gap between neighbours, ``1 / (N - 1)``, shrinks as the sequence grows.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions :math:`N >= 0`. A single position (``N = 1``) is encoded as 0.
+    dim : int, default 1
+        Number of identical columns, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, dim), float64
+        ``out[p, j] == p / (n_positions - 1)`` (0 when ``n_positions == 1``).
+    """
+    n_positions = _check_count(n_positions, "n_positions")
+    dim = _check_count(dim, "dim", minimum=1)
+    return integer_encoding(n_positions, dim) / max(n_positions - 1, 1)
+
+
+def binary_encoding(n_positions: int, n_bits: int | None = None) -> np.ndarray:
+    """The bits of the position, least significant first: ``out[p, j] = floor(p / 2**j) mod 2``.
+
+    Column ``j`` is a square wave of period ``2**(j + 1)`` positions: column 0 flips at every
+    step, column 1 every two steps, and so on, like the wheels of an odometer.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions :math:`N >= 0`.
+    n_bits : int, optional
+        Number of bits (columns), >= 1 and large enough that ``2**n_bits >= n_positions`` (every
+        position then has its own code). Default: the fewest bits that do, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, n_bits), float64
+        Entries 0.0 or 1.0.
+    """
+    n_positions = _check_count(n_positions, "n_positions")
+    needed = max(1, (n_positions - 1).bit_length())
+    if n_bits is None:
+        n_bits = needed
+    n_bits = _check_count(n_bits, "n_bits", minimum=1)
+    if n_bits < needed:
+        raise ValueError(
+            f"n_bits={n_bits} gives only {2 ** n_bits} distinct codes for n_positions={n_positions}; "
+            f"use n_bits >= {needed}"
+        )
+    p = np.arange(n_positions, dtype=np.int64)[:, None]
+    j = np.arange(n_bits, dtype=np.int64)[None, :]
+    return ((p >> j) & 1).astype(np.float64)
+
+
+def sinusoidal_at(positions: Any, dim: int, base: float = 10000.0) -> np.ndarray:
+    """Sinusoidal encoding of arbitrary (real, possibly negative) positions.
+
+    ``out[..., 2i] = sin(p θ_i)`` and ``out[..., 2i + 1] = cos(p θ_i)`` with
+    ``θ_i = base ** (-2i / dim)`` from :func:`rope_edu.frequencies`.
+
+    Parameters
+    ----------
+    positions : array_like, shape (...)
+        Positions (integers or finite reals; a scalar gives one vector).
+    dim : int
+        Even encoding width :math:`d`.
+    base : float, default 10000.0
+        Frequency base :math:`b > 1` (Vaswani et al. use 10000).
+
+    Returns
+    -------
+    numpy.ndarray, shape (*positions.shape, dim), float64
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    pos = check_positions(positions, np.shape(positions))
+    angles = pos[..., None] * frequencies(dim, base)
+    out = np.empty(pos.shape + (dim,), dtype=np.float64)
+    out[..., 0::2] = np.sin(angles)
+    out[..., 1::2] = np.cos(angles)
+    return out
+
+
+def sinusoidal_encoding(n_positions: int, dim: int, base: float = 10000.0) -> np.ndarray:
+    """The sinusoidal table of Vaswani et al. (2017) for positions ``0 .. n_positions - 1``.
+
+    ``PE[p, 2i] = sin(p θ_i)``, ``PE[p, 2i + 1] = cos(p θ_i)``, ``θ_i = base ** (-2i / dim)``.
+    Read pair ``i`` as a point on the unit circle: it starts at ``(0, 1)`` for ``p = 0`` and
+    turns **clockwise** by ``θ_i`` per position (see :func:`shift_matrix`).
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions :math:`N >= 0` (rows).
+    dim : int
+        Even encoding width :math:`d` (columns).
+    base : float, default 10000.0
+        Frequency base :math:`b > 1`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, dim), float64
+        Entries in [-1, 1]; every row has squared norm ``dim / 2``.
+
+    Examples
+    --------
+    >>> sinusoidal_encoding(2, 2).round(4)
+    array([[0.    , 1.    ],
+           [0.8415, 0.5403]])
+    """
+    n_positions = _check_count(n_positions, "n_positions")
+    dim = check_dim(dim)
+    base = check_base(base)
+    return sinusoidal_at(_positions(n_positions), dim, base)
+
+
+def shift_matrix(k: float, dim: int, base: float = 10000.0) -> np.ndarray:
+    """The matrix :math:`M(k)` with ``PE(p + k) == M(k) @ PE(p)`` for every position ``p``.
+
+    Block diagonal; the block of pair ``i`` (coordinates ``2i, 2i + 1``, holding
+    ``(sin pθ_i, cos pθ_i)``) is::
+
+        [[ cos kθ_i,  sin kθ_i],
+         [-sin kθ_i,  cos kθ_i]]
+
+    from ``sin(a + b) = sin a cos b + cos a sin b`` and ``cos(a + b) = cos a cos b - sin a sin b``
+    with ``a = pθ_i``, ``b = kθ_i``. It turns each pair **clockwise** by ``kθ_i``: the inverse
+    of RoPE's counter-clockwise :math:`R_k`, i.e. ``rotation_matrix(-k, dim, base=base)``.
+
+    Parameters
+    ----------
+    k : float
+        The shift (any finite real; negative shifts move back).
+    dim : int
+        Even encoding width :math:`d`.
+    base : float, default 10000.0
+        Frequency base :math:`b > 1`, as in :func:`sinusoidal_encoding`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim, dim), float64
+        Orthogonal, independent of ``p``, with ``M(a) @ M(b) == M(a + b)``.
+    """
+    k = _check_scalar(k, "k")
+    dim = check_dim(dim)
+    base = check_base(base)
+    ang = k * frequencies(dim, base)
+    c, s = np.cos(ang), np.sin(ang)
+    a, b = np.arange(0, dim, 2), np.arange(1, dim, 2)
+    mat = np.zeros((dim, dim))
+    mat[a, a] = c
+    mat[a, b] = s
+    mat[b, a] = -s
+    mat[b, b] = c
+    return mat
+
+
+# --- where absolute position leaks into the logit ----------------------------------------------
+
+
+def additive_logit_terms(x_q: Any, x_k: Any, pe_q: Any, pe_k: Any, w_q: Any, w_k: Any) -> dict[str, np.ndarray]:
+    """The four terms of the logit :math:`(x_m + p_m)^\\top W_q^\\top W_k (x_n + p_n)`.
+
+    With :math:`A = W_q^\\top W_k` the logit of a query token (embedding :math:`x_m`, position
+    vector :math:`p_m`) and a key token (:math:`x_n`, :math:`p_n`) expands into
+
+    * ``"content"``: :math:`x_m^\\top A x_n` (no position),
+    * ``"content_position"``: :math:`x_m^\\top A p_n` (the key's absolute position),
+    * ``"position_content"``: :math:`p_m^\\top A x_n` (the query's absolute position),
+    * ``"position"``: :math:`p_m^\\top A p_n` (both positions),
+
+    whose sum is the full logit (returned as ``"total"``, computed from the sums
+    :math:`x + p` directly, not by adding the terms). The logit is not divided by
+    :math:`\\sqrt{d}`.
+
+    Parameters
+    ----------
+    x_q, pe_q : array_like, shape (..., d_model)
+        Query-side token embedding(s) and position vector(s).
+    x_k, pe_k : array_like, shape (..., d_model)
+        Key-side token embedding(s) and position vector(s). All four broadcast together.
+    w_q, w_k : array_like, shape (d_head, d_model)
+        Projections: the query is ``w_q @ (x_q + pe_q)``, the key ``w_k @ (x_k + pe_k)``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray, each of shape broadcast(...)
+        Keys ``"content"``, ``"content_position"``, ``"position_content"``, ``"position"``,
+        ``"total"``.
+    """
+    names = ("x_q", "x_k", "pe_q", "pe_k")
+    vecs = [as_real_array(v, n).astype(np.float64) for v, n in zip((x_q, x_k, pe_q, pe_k), names)]
+    w_q = as_real_array(w_q, "w_q", min_ndim=2).astype(np.float64)
+    w_k = as_real_array(w_k, "w_k", min_ndim=2).astype(np.float64)
+    for w, n in ((w_q, "w_q"), (w_k, "w_k")):
+        if w.ndim != 2:
+            raise ValueError(f"{n} must be a matrix of shape (d_head, d_model), got shape {w.shape}")
+    if w_q.shape != w_k.shape:
+        raise ValueError(f"w_q and w_k must have the same shape (d_head, d_model), got {w_q.shape} and {w_k.shape}")
+    d_model = w_q.shape[1]
+    for v, n in zip(vecs, names):
+        if v.shape[-1] != d_model:
+            raise ValueError(f"{n} must have last axis d_model = {d_model} (w_q.shape[1]), got shape {v.shape}")
+    try:
+        np.broadcast_shapes(*(v.shape for v in vecs))
+    except ValueError:
+        raise ValueError(
+            "leading axes of x_q, x_k, pe_q, pe_k do not broadcast: " + ", ".join(str(v.shape) for v in vecs)
+        ) from None
+    xq, xk, pq, pk = vecs
+    a = w_q.T @ w_k
+
+    def bilinear(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return np.sum((u @ a) * v, axis=-1)
+
+    return {
+        "content": bilinear(xq, xk),
+        "content_position": bilinear(xq, pk),
+        "position_content": bilinear(pq, xk),
+        "position": bilinear(pq, pk),
+        "total": np.sum(((xq + pq) @ w_q.T) * ((xk + pk) @ w_k.T), axis=-1),
+    }
+
+
+# --- registry ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One absolute encoding the book compares.
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`ENCODINGS`.
+    table : callable
+        ``table(n_positions, dim) -> ndarray (n_positions, dim)`` (for ``"binary"``, ``dim`` is
+        the number of bits).
+    problem : str
+        What goes wrong with it, in one line (``""`` for the sinusoidal table).
+    """
+
+    name: str
+    table: Callable[[int, int], np.ndarray]
+    problem: str
+
+
+ENCODINGS: dict[str, Encoding] = {
+    "integer": Encoding(
+        "integer", integer_encoding,
+        "unbounded: grows with the position and swamps the token embedding",
+    ),
+    "normalised": Encoding(
+        "normalised", normalised_encoding,
+        "depends on the sequence length: position p gets a different code in every length",
+    ),
+    "binary": Encoding(
+        "binary", binary_encoding,
+        "discrete jumps: neighbours can differ in many bits, and no fixed linear map sends p to p + 1",
+    ),
+    "sinusoidal": Encoding("sinusoidal", sinusoidal_encoding, ""),
+}

@@ -1,0 +1,581 @@
+"""Longer contexts: rescaled RoPE frequencies (Position Interpolation, NTK-aware, dynamic NTK,
+YaRN, Llama 3.1).
+
+A model trained on sequences of ``L`` tokens (``original_max_position_embeddings``) only ever
+saw the angles :math:`m\\theta_i` with :math:`0 \\le m < L`. Each method here changes the
+frequencies :math:`\\theta_i` (and, for YaRN, a scale on cos and sin) so that a longer context
+``L' = factor * L`` maps into angles the model knows. Every method is one entry of the registry
+:data:`METHODS`, and :func:`scaled_frequencies` is the single entry point::
+
+    inv_freq, attention_factor = scaled_frequencies("yarn", 128, factor=4,
+                                                    original_max_position_embeddings=4096)
+    q_rot = attention_factor * apply_rope(q, positions, inv_freq=inv_freq)
+
+``attention_factor`` multiplies cos and sin, i.e. both rotated queries and rotated keys, so the
+attention logits are multiplied by ``attention_factor ** 2``.
+
+Parameter names follow Hugging Face's ``rope_parameters`` so a model's ``config.json`` can be read
+directly. Where :mod:`transformers.modeling_rope_utils` implements a method, the numbers agree with
+it (the tests check this to 1e-6). For a model with ``partial_rotary_factor`` ``p`` pass
+``dim = int(head_dim * p)``, the number of rotated coordinates.
+
+Conventions (``book/notation.md``): :math:`\\theta_i = b^{-2i/d}` with pair index
+:math:`i = 0, \\dots, d/2-1`; the wavelength of pair ``i`` is :math:`\\lambda_i = 2\\pi/\\theta_i`
+positions, and :math:`r_i = L/\\lambda_i` is the number of full turns it makes over the original
+context (:func:`rotations`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ._checks import check_base, check_choice, check_dim
+from .rope import frequencies
+
+__all__ = [
+    "METHODS",
+    "Method",
+    "LLAMA_3_1",
+    "scaled_frequencies",
+    "frequency_ratio",
+    "rotations",
+    "ntk_base",
+    "dynamic_scale",
+    "yarn_ramp",
+    "yarn_ramp_paper",
+    "yarn_attention_factor",
+    "llama3_ramp",
+]
+
+#: The published Llama 3.1 setting (Meta's reference code and the models' ``rope_scaling``), with
+#: ``base = 500000`` and head dimension 128: ``scaled_frequencies("llama3", 128, 500000.0, **LLAMA_3_1)``.
+LLAMA_3_1: dict[str, Any] = {
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
+
+
+# --- parameter checks ------------------------------------------------------------------------
+
+
+def _real(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def _factor(value: Any, name: str = "factor") -> float:
+    value = _real(value, name)
+    if value < 1.0:
+        raise ValueError(
+            f"{name} must be >= 1 (the new context is factor times the original one), got {value}"
+        )
+    return value
+
+
+def _positive(value: Any, name: str) -> float:
+    value = _real(value, name)
+    if value <= 0.0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def _positive_or_none(value: Any, name: str) -> float | None:
+    return None if value is None else _positive(value, name)
+
+
+def _length(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be a positive integer (a number of tokens), got {value!r} of type {type(value).__name__}"
+        )
+    if int(value) <= 0:
+        raise ValueError(f"{name} must be a positive integer (a number of tokens), got {value}")
+    return int(value)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
+    return bool(value)
+
+
+#: How each parameter (Hugging Face ``rope_parameters`` names) is checked.
+_CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "factor": _factor,
+    "original_max_position_embeddings": _length,
+    "seq_len": _length,
+    "beta_fast": _positive,
+    "beta_slow": _positive,
+    "attention_factor": _positive_or_none,
+    "mscale": _positive_or_none,
+    "mscale_all_dim": _positive_or_none,
+    "truncate": _flag,
+    "low_freq_factor": _positive,
+    "high_freq_factor": _positive,
+}
+
+
+def _check_ntk_dim(dim: int) -> None:
+    if dim < 4:
+        raise ValueError(
+            f"dim must be >= 4 for an NTK-aware base change (the exponent is dim / (dim - 2)), got {dim}"
+        )
+
+
+def _check_yarn_betas(beta_fast: float, beta_slow: float) -> None:
+    if beta_fast <= beta_slow:
+        raise ValueError(
+            f"beta_fast must be greater than beta_slow (rotations over the original context at which the "
+            f"ramp ends and starts), got beta_fast={beta_fast} and beta_slow={beta_slow}"
+        )
+
+
+def _check_llama3_factors(low_freq_factor: float, high_freq_factor: float) -> None:
+    if low_freq_factor >= high_freq_factor:
+        raise ValueError(
+            f"low_freq_factor must be smaller than high_freq_factor, got low_freq_factor={low_freq_factor} "
+            f"and high_freq_factor={high_freq_factor}"
+        )
+
+
+# --- building blocks (public: the chapter plots them) -----------------------------------------
+
+
+def rotations(dim: int, base: float = 10000.0, original_max_position_embeddings: int = 4096) -> np.ndarray:
+    """Full turns :math:`r_i = L/\\lambda_i = L\\theta_i/(2\\pi)` of each pair over the original context.
+
+    Pairs with :math:`r_i < 1` never complete a turn during training: past ``L`` they reach angles
+    the model has never seen. YaRN and Llama 3.1 decide how to rescale pair ``i`` from
+    :math:`r_i`.
+
+    Parameters
+    ----------
+    dim : int
+        Even (rotated) dimension :math:`d`.
+    base : float, default 10000.0
+    original_max_position_embeddings : int, default 4096
+        The trained context length :math:`L`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim // 2,), float64
+        Decreasing from :math:`L/(2\\pi)` (pair 0).
+    """
+    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    return length * frequencies(dim, base) / (2.0 * np.pi)
+
+
+def ntk_base(base: float, factor: float, dim: int) -> float:
+    """NTK-aware base :math:`b' = b\\,s^{d/(d-2)}` (bloc97, 2023).
+
+    The exponent is chosen so that the slowest pair, :math:`i = d/2 - 1`, turns exactly ``factor``
+    times slower while pair 0 (:math:`\\theta_0 = 1`) is untouched:
+    :math:`\\theta'_i = \\theta_i\\, s^{-2i/(d-2)}`.
+
+    Parameters
+    ----------
+    base : float
+        Original base :math:`b > 1`.
+    factor : float
+        Scale :math:`s \\ge 1`.
+    dim : int
+        Even dimension :math:`d \\ge 4`.
+
+    Returns
+    -------
+    float
+    """
+    base = check_base(base)
+    factor = _factor(factor)
+    dim = check_dim(dim)
+    _check_ntk_dim(dim)
+    return base * factor ** (dim / (dim - 2))
+
+
+def dynamic_scale(factor: float, original_max_position_embeddings: int, seq_len: int) -> float:
+    """The scale dynamic NTK uses for a sequence of ``seq_len`` tokens.
+
+    :math:`s(\\ell) = f\\,\\max(\\ell, L)/L - (f - 1)`, the rule of the dynamic-NTK post (emozilla,
+    2023) and of Hugging Face ``rope_type="dynamic"``: 1 (no change) up to the trained length
+    :math:`L`, then growing linearly with slope :math:`f/L`. With ``factor = 1`` it is simply
+    :math:`\\ell/L` past :math:`L`.
+
+    Parameters
+    ----------
+    factor : float
+        :math:`f \\ge 1`.
+    original_max_position_embeddings : int
+        Trained context :math:`L` (Hugging Face reads it from ``config.max_position_embeddings``).
+    seq_len : int
+        Current sequence length :math:`\\ell` (positions ``0 .. seq_len - 1``).
+
+    Returns
+    -------
+    float
+        The scale, >= 1.
+    """
+    factor = _factor(factor)
+    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    seq_len = _length(seq_len, "seq_len")
+    return factor * max(seq_len, length) / length - (factor - 1.0)
+
+
+def _correction_index(turns: float, dim: int, base: float, length: int) -> float:
+    # The (real-valued) pair index i at which the wavelength 2*pi*base**(2i/d) equals length/turns,
+    # i.e. where pair i makes exactly `turns` full turns over the original context.
+    return dim * math.log(length / (2.0 * math.pi * turns)) / (2.0 * math.log(base))
+
+
+def yarn_ramp(
+    dim: int,
+    base: float = 10000.0,
+    original_max_position_embeddings: int = 4096,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    truncate: bool = True,
+) -> np.ndarray:
+    """YaRN's per-pair weight :math:`\\gamma_i`: 1 keeps :math:`\\theta_i`, 0 divides it by the factor.
+
+    The new frequency is :math:`(1-\\gamma_i)\\,\\theta_i/s + \\gamma_i\\,\\theta_i`. Pairs that turn
+    more than ``beta_fast`` times over the original context get :math:`\\gamma_i = 1`, pairs that
+    turn fewer than ``beta_slow`` times get 0. In between, as in the reference implementation of
+    Peng et al. (2023) and in Hugging Face transformers, :math:`\\gamma` falls *linearly in the pair
+    index* between the two boundary indices (found from :func:`rotations`); with ``truncate`` the
+    boundaries are first rounded outwards to whole pairs. The boundaries are clipped to
+    ``[0, dim - 1]`` and a zero-width ramp is widened by 0.001, again as in that code. The paper's
+    own formula is linear in :math:`r_i` instead: :func:`yarn_ramp_paper`.
+
+    Parameters
+    ----------
+    dim : int
+        Even dimension :math:`d`.
+    base : float, default 10000.0
+    original_max_position_embeddings : int, default 4096
+        Trained context :math:`L`.
+    beta_fast, beta_slow : float, default 32 and 1
+        Turns over :math:`L` at which the ramp reaches 1 and 0 (``beta_fast > beta_slow > 0``).
+    truncate : bool, default True
+        Round the boundary indices to integers (floor the start, ceil the end).
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim // 2,), float64
+        Values in [0, 1], non-increasing in ``i``.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    beta_fast = _positive(beta_fast, "beta_fast")
+    beta_slow = _positive(beta_slow, "beta_slow")
+    truncate = _flag(truncate, "truncate")
+    _check_yarn_betas(beta_fast, beta_slow)
+    start = _correction_index(beta_fast, dim, base, length)  # last pair kept as it is
+    end = _correction_index(beta_slow, dim, base, length)    # first pair fully interpolated
+    if truncate:
+        start, end = math.floor(start), math.ceil(end)
+    start, end = max(start, 0), min(end, dim - 1)
+    if start == end:
+        end += 0.001
+    i = np.arange(dim // 2, dtype=np.float64)
+    return 1.0 - np.clip((i - start) / (end - start), 0.0, 1.0)
+
+
+def yarn_ramp_paper(
+    dim: int,
+    base: float = 10000.0,
+    original_max_position_embeddings: int = 4096,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+) -> np.ndarray:
+    """The ramp as written in the YaRN paper: linear in the turns :math:`r_i`.
+
+    :math:`\\gamma_i = \\mathrm{clip}((r_i - \\alpha)/(\\beta - \\alpha), 0, 1)` with
+    :math:`\\alpha` = ``beta_slow`` and :math:`\\beta` = ``beta_fast``. It agrees with
+    :func:`yarn_ramp` outside the ramp; inside it, released checkpoints use :func:`yarn_ramp`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim // 2,), float64
+    """
+    beta_fast = _positive(beta_fast, "beta_fast")
+    beta_slow = _positive(beta_slow, "beta_slow")
+    _check_yarn_betas(beta_fast, beta_slow)
+    r = rotations(dim, base, original_max_position_embeddings)
+    return np.clip((r - beta_slow) / (beta_fast - beta_slow), 0.0, 1.0)
+
+
+def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all_dim: float | None = None) -> float:
+    """YaRN's scale on cos and sin, :math:`\\sqrt{1/t} = 0.1\\ln s + 1` (1 when :math:`s = 1`).
+
+    Both rotated queries and keys are multiplied by it, so the logits are multiplied by its
+    square :math:`1/t`. With ``mscale`` and ``mscale_all_dim`` (DeepSeek's configs) it is
+    :math:`(0.1\\,m\\ln s + 1)/(0.1\\,m_{all}\\ln s + 1)`, which is 1 when the two are equal.
+
+    Parameters
+    ----------
+    factor : float
+        :math:`s \\ge 1`.
+    mscale, mscale_all_dim : float, optional
+        Give both or neither.
+
+    Returns
+    -------
+    float
+    """
+    factor = _factor(factor)
+    mscale = _positive_or_none(mscale, "mscale")
+    mscale_all_dim = _positive_or_none(mscale_all_dim, "mscale_all_dim")
+    if (mscale is None) != (mscale_all_dim is None):
+        raise ValueError(
+            "mscale and mscale_all_dim must be given together (their ratio sets the attention factor), "
+            f"got mscale={mscale} and mscale_all_dim={mscale_all_dim}"
+        )
+
+    def temperature(weight: float) -> float:
+        return 0.1 * weight * math.log(factor) + 1.0
+
+    if mscale is None:
+        return temperature(1.0)
+    return temperature(mscale) / temperature(mscale_all_dim)
+
+
+def llama3_ramp(
+    dim: int,
+    base: float = 500000.0,
+    original_max_position_embeddings: int = 8192,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+) -> np.ndarray:
+    """Llama 3.1's per-pair weight :math:`\\gamma_i`: 1 keeps :math:`\\theta_i`, 0 divides it by the factor.
+
+    With :math:`r_i` the turns over the original context (:func:`rotations`):
+    :math:`\\gamma_i = \\mathrm{clip}((r_i - \\text{low})/(\\text{high} - \\text{low}), 0, 1)`.
+    Wavelengths shorter than :math:`L/\\text{high}` are kept, longer than
+    :math:`L/\\text{low}` are divided by the factor, and in between :math:`\\gamma` is linear in
+    :math:`r_i` (Meta's ``apply_scaling``; Hugging Face ``rope_type="llama3"``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim // 2,), float64
+        Values in [0, 1], non-increasing in ``i``.
+    """
+    low = _positive(low_freq_factor, "low_freq_factor")
+    high = _positive(high_freq_factor, "high_freq_factor")
+    _check_llama3_factors(low, high)
+    r = rotations(dim, base, original_max_position_embeddings)
+    return np.clip((r - low) / (high - low), 0.0, 1.0)
+
+
+def _blend(theta: np.ndarray, factor: float, keep: np.ndarray) -> np.ndarray:
+    # (1 - gamma) * theta / s + gamma * theta: interpolate where gamma = 0, keep where gamma = 1.
+    return (1.0 - keep) * theta / factor + keep * theta
+
+
+# --- the methods -----------------------------------------------------------------------------
+
+
+def _default(dim: int, base: float) -> tuple[np.ndarray, float]:
+    return frequencies(dim, base), 1.0
+
+
+def _linear(dim: int, base: float, factor: float) -> tuple[np.ndarray, float]:
+    # Position Interpolation: position m -> m / s, the same angles as theta_i -> theta_i / s.
+    return frequencies(dim, base) / factor, 1.0
+
+
+def _ntk(dim: int, base: float, factor: float) -> tuple[np.ndarray, float]:
+    return frequencies(dim, ntk_base(base, factor, dim)), 1.0
+
+
+def _dynamic(
+    dim: int, base: float, factor: float, original_max_position_embeddings: int, seq_len: int
+) -> tuple[np.ndarray, float]:
+    _check_ntk_dim(dim)
+    scale = dynamic_scale(factor, original_max_position_embeddings, seq_len)
+    return frequencies(dim, ntk_base(base, scale, dim)), 1.0
+
+
+def _yarn(
+    dim: int,
+    base: float,
+    factor: float,
+    original_max_position_embeddings: int,
+    beta_fast: float,
+    beta_slow: float,
+    attention_factor: float | None,
+    mscale: float | None,
+    mscale_all_dim: float | None,
+    truncate: bool,
+) -> tuple[np.ndarray, float]:
+    keep = yarn_ramp(dim, base, original_max_position_embeddings, beta_fast, beta_slow, truncate)
+    suggested = yarn_attention_factor(factor, mscale, mscale_all_dim)
+    if attention_factor is None:  # an explicit attention_factor wins, as in transformers
+        attention_factor = suggested
+    return _blend(frequencies(dim, base), factor, keep), float(attention_factor)
+
+
+def _llama3(
+    dim: int,
+    base: float,
+    factor: float,
+    low_freq_factor: float,
+    high_freq_factor: float,
+    original_max_position_embeddings: int,
+) -> tuple[np.ndarray, float]:
+    keep = llama3_ramp(dim, base, original_max_position_embeddings, low_freq_factor, high_freq_factor)
+    return _blend(frequencies(dim, base), factor, keep), 1.0
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way of rescaling RoPE for a longer context.
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`METHODS` (Hugging Face's ``rope_type`` where it has one).
+    compute : callable
+        ``compute(dim, base, **params) -> (inv_freq, attention_factor)``, parameters already checked.
+    required : tuple of str
+        Parameters that must be given.
+    optional : mapping
+        Parameters that may be given, with their defaults.
+    summary : str
+        What it does to the frequencies, in one line.
+    source : str
+        Bibliography key of the method's origin (``book/references.bib``).
+    transformers : str or None
+        The ``rope_type`` in Hugging Face transformers that computes the same numbers, if any.
+    """
+
+    name: str
+    compute: Callable[..., tuple[np.ndarray, float]]
+    required: tuple[str, ...] = ()
+    optional: Mapping[str, Any] = field(default_factory=dict)
+    summary: str = ""
+    source: str = ""
+    transformers: str | None = None
+
+
+METHODS: dict[str, Method] = {
+    "default": Method(
+        "default", _default, (), {},
+        "plain RoPE: theta_i = base**(-2i/d)", "su2021roformer", "default",
+    ),
+    "linear": Method(
+        "linear", _linear, ("factor",), {},
+        "Position Interpolation: every theta_i divided by factor (positions m -> m/factor)",
+        "chen2023extending", "linear",
+    ),
+    "ntk": Method(
+        "ntk", _ntk, ("factor",), {},
+        "NTK-aware: base -> base * factor**(d/(d-2)); theta_0 kept, slowest pair divided by factor",
+        "bloc97_2023ntk", None,
+    ),
+    "dynamic": Method(
+        "dynamic", _dynamic, ("factor", "original_max_position_embeddings", "seq_len"), {},
+        "dynamic NTK: the NTK-aware base change with a scale computed from the current length seq_len",
+        "emozilla2023dynamic", "dynamic",
+    ),
+    "yarn": Method(
+        "yarn", _yarn, ("factor", "original_max_position_embeddings"),
+        {"beta_fast": 32.0, "beta_slow": 1.0, "attention_factor": None, "mscale": None,
+         "mscale_all_dim": None, "truncate": True},
+        "YaRN: keep pairs turning > beta_fast times over L, divide those turning < beta_slow times "
+        "by factor, ramp in between; scale cos and sin by 0.1 ln(factor) + 1",
+        "peng2023yarn", "yarn",
+    ),
+    "llama3": Method(
+        "llama3", _llama3,
+        ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"), {},
+        "Llama 3.1: keep wavelengths < L/high_freq_factor, divide those > L/low_freq_factor by "
+        "factor, ramp linear in turns in between; no attention scale",
+        "meta2024llamamodels", "llama3",
+    ),
+}
+
+
+def _bind(spec: Method, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Check names (missing / unknown) and values of ``params`` for ``spec``; fill in defaults."""
+    allowed = (*spec.required, *spec.optional)
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        expected = ", ".join(allowed) or "no parameters"
+        raise TypeError(
+            f"unknown parameter(s) {', '.join(unknown)} for method {spec.name!r}; it takes {expected}"
+        )
+    missing = [name for name in spec.required if name not in params]
+    if missing:
+        raise TypeError(f"method {spec.name!r} requires parameter(s) {', '.join(missing)}")
+    values = {**spec.optional, **params}
+    return {name: _CHECKS[name](value, name) for name, value in values.items()}
+
+
+def scaled_frequencies(method: str, dim: int, base: float = 10000.0, **params: Any) -> tuple[np.ndarray, float]:
+    """Frequencies and attention factor of a context-extension method.
+
+    Parameters
+    ----------
+    method : {"default", "linear", "ntk", "dynamic", "yarn", "llama3"}
+        A key of :data:`METHODS`.
+    dim : int
+        Even number of rotated coordinates :math:`d` (``int(head_dim * partial_rotary_factor)``).
+    base : float, default 10000.0
+        RoPE base :math:`b` (``rope_theta``).
+    **params
+        The method's parameters, named as in Hugging Face's ``rope_parameters``:
+
+        * ``"linear"``, ``"ntk"``: ``factor``;
+        * ``"dynamic"``: ``factor``, ``original_max_position_embeddings``, ``seq_len``;
+        * ``"yarn"``: ``factor``, ``original_max_position_embeddings``; optional ``beta_fast=32``,
+          ``beta_slow=1``, ``attention_factor``, ``mscale``, ``mscale_all_dim``, ``truncate=True``;
+        * ``"llama3"``: ``factor``, ``low_freq_factor``, ``high_freq_factor``,
+          ``original_max_position_embeddings``.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (dim // 2,), float64
+        New frequencies, to pass as ``apply_rope(..., inv_freq=inv_freq)``.
+    attention_factor : float
+        Multiplies cos and sin (both rotated q and k), so logits scale by its square.
+
+    Raises
+    ------
+    ValueError
+        Unknown method (the message lists the valid ones); a value out of range (``factor < 1``,
+        ``beta_fast <= beta_slow``, ``low_freq_factor >= high_freq_factor``, a non-positive length...).
+    TypeError
+        A missing or unknown parameter, or one of the wrong type.
+    """
+    method = check_choice(method, METHODS, "method")
+    dim = check_dim(dim)
+    base = check_base(base)
+    spec = METHODS[method]
+    values = _bind(spec, params)
+    inv_freq, attention_factor = spec.compute(dim, base, **values)
+    return inv_freq, float(attention_factor)
+
+
+def frequency_ratio(method: str, dim: int, base: float = 10000.0, **params: Any) -> np.ndarray:
+    """New over old frequency, :math:`\\theta'_i/\\theta_i`, for each pair.
+
+    1 means the pair is untouched, ``1 / factor`` that it is fully interpolated. Same arguments as
+    :func:`scaled_frequencies`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim // 2,), float64
+    """
+    inv_freq, _ = scaled_frequencies(method, dim, base, **params)
+    return inv_freq / frequencies(dim, base)

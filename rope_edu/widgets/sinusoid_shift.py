@@ -1,0 +1,108 @@
+"""Chapter 2 widget: the shift matrix M(k) turns every pair of PE(p) by k·θ_i, clockwise.
+
+Pair ``i`` of the sinusoidal encoding, ``(sin pθ_i, cos pθ_i)``, is drawn as a point on a circle
+with coordinate ``2i`` across and ``2i + 1`` up, so position 0 sits at 12 o'clock. Shifting
+the position by ``k`` moves every point clockwise by ``kθ_i``, the same arc whatever ``p`` is:
+that is ``PE(p + k) = M(k) PE(p)`` with one matrix ``M(k)`` for all positions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from matplotlib.patches import Arc, Circle
+
+from ..encodings import shift_matrix, sinusoidal_at
+from ..plots import COLORS
+from ..rope import frequencies
+from ._core import Demo
+
+__all__ = ["DIM", "BASE", "state", "draw", "controls", "frames", "DEMO"]
+
+DIM = 8        #: four pairs, four circles
+BASE = 100.0   #: θ_i = 100**(-2i/8): 1, 0.32, 0.1, 0.03 rad per position
+
+
+def _check_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def state(p: int, k: int) -> dict[str, Any]:
+    """Everything the widget shows, computed without drawing.
+
+    Returns
+    -------
+    dict
+        ``pe_p`` (``PE(p)``, shape (DIM,)), ``pe_pk`` (``PE(p + k)`` from the formula),
+        ``shifted`` (``shift_matrix(k) @ PE(p)``), ``error`` (max abs difference of the last
+        two), ``turn`` (shape (DIM // 2,): ``kθ_i``, the clockwise angle each pair moves),
+        ``angle_p`` and ``angle_pk`` (shape (DIM // 2,): polar angle of each pair's point,
+        measured counter-clockwise from the first coordinate's axis, in radians).
+    """
+    p, k = _check_int(p, "p"), _check_int(k, "k")
+    pe_p = sinusoidal_at(p, DIM, BASE)
+    pe_pk = sinusoidal_at(p + k, DIM, BASE)
+    shifted = shift_matrix(k, DIM, BASE) @ pe_p
+    return {
+        "pe_p": pe_p,
+        "pe_pk": pe_pk,
+        "shifted": shifted,
+        "error": float(np.abs(shifted - pe_pk).max()),
+        "turn": k * frequencies(DIM, BASE),
+        "angle_p": np.arctan2(pe_p[1::2], pe_p[0::2]),
+        "angle_pk": np.arctan2(shifted[1::2], shifted[0::2]),
+    }
+
+
+def draw(fig, p: int = 5, k: int = 3) -> None:
+    """One circle per pair: PE(p) (hollow), M(k)·PE(p) (filled) and PE(p+k) (cross) coincide."""
+    s = state(p, k)
+    axes = fig.subplots(1, DIM // 2)
+    for i, ax in enumerate(axes):
+        a0 = np.degrees(s["angle_p"][i])
+        ax.add_patch(Circle((0, 0), 1, fill=False, color=COLORS["grey"], lw=0.8))
+        turn = np.degrees(s["turn"][i])  # clockwise when positive
+        if abs(turn) > 1e-9:
+            # matplotlib's Arc runs counter-clockwise from theta1 to theta2: from the point's new
+            # angle a0 - turn up to a0 when turn > 0, from a0 up to a0 + |turn| when turn < 0
+            start, span = a0 - max(turn, 0.0), min(abs(turn), 359.9)
+            ax.add_patch(Arc((0, 0), 1.5, 1.5, theta1=start, theta2=start + span, color=COLORS["orange"], lw=2))
+        ax.plot(*s["pe_p"][2 * i: 2 * i + 2], "o", mfc="white", mec=COLORS["q"], ms=8, label="PE(p)")
+        ax.plot(*s["shifted"][2 * i: 2 * i + 2], "o", color=COLORS["k"], ms=5, label="M(k)·PE(p)")
+        ax.plot(*s["pe_pk"][2 * i: 2 * i + 2], "x", color=COLORS["black"], ms=8, label="PE(p+k)")
+        ax.plot([0, 0], [0, 1.0], color=COLORS["grey"], lw=0.6, ls=":")
+        ax.set_xlim(-1.2, 1.2)
+        ax.set_ylim(-1.2, 1.2)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel(f"coord {2 * i} (sin)", fontsize=8)
+        ax.set_ylabel(f"coord {2 * i + 1} (cos)", fontsize=8)
+        ax.set_title(f"pair {i}: kθ_{i} = {s['turn'][i]:+.2f} rad", fontsize=8)
+    axes[0].legend(loc="upper center", bbox_to_anchor=(2.3, -0.25), ncol=3, fontsize=8)
+    fig.suptitle(
+        f"p = {p}, k = {k}: every point turns clockwise by kθ_i;  max |M(k)PE(p) − PE(p+k)| = {s['error']:.1e}",
+        fontsize=9,
+    )
+
+
+def controls() -> dict[str, Any]:
+    """The live widget's sliders: the position p and the shift k."""
+    import ipywidgets as w
+
+    style = {"description_width": "initial"}
+    return {
+        "p": w.IntSlider(value=5, min=0, max=30, description="position p", style=style),
+        "k": w.IntSlider(value=3, min=-8, max=8, description="shift k", style=style),
+    }
+
+
+def frames() -> list[dict[str, Any]]:
+    """Kernel-free animation: p moves with k = 3 fixed (the arcs keep their length), then k moves."""
+    return [{"p": p, "k": 3} for p in range(12)] + [{"p": 5, "k": k} for k in range(-6, 7)]
+
+
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.5, 2.6), interval=400)

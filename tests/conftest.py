@@ -1,0 +1,93 @@
+"""Fixtures for the tests that use the real tools: the book build, Chromium, JupyterLab."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD_HTML = ROOT / "_build" / "html"
+CHROMIUM_CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+# Flags that keep Chromium from phoning home (this machine's network is closed).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--headless=new",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+
+def notebook_paths() -> list[Path]:
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Debian's chromium. Missing: a failure under CI (CI=true), a skip with the fix otherwise."""
+    for path in CHROMIUM_CANDIDATES:
+        if os.access(path, os.X_OK):
+            return path
+    message = "Debian's chromium is not installed (apt-get install -y chromium); browser tests need it"
+    if os.environ.get("CI"):
+        pytest.fail(message + " and CI is set, so this is a failure, not a skip")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def book_build() -> subprocess.CompletedProcess:
+    """Build the book exactly as `make book` does (every notebook executed, warnings are errors)."""
+    shutil.rmtree(ROOT / "_build" / "html", ignore_errors=True)
+    shutil.rmtree(ROOT / "_build" / ".doctrees", ignore_errors=True)
+    env = {**os.environ, "ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg"}
+    jb = Path(sys.executable).with_name("jupyter-book")
+    return subprocess.run(
+        [str(jb), "build", "-W", "-n", "--keep-going", str(ROOT)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_book(book_build) -> Path:
+    if book_build.returncode != 0 or not (BUILD_HTML / "index.html").exists():
+        pytest.fail("the book did not build; see test_book_builds for the log")
+    return BUILD_HTML
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_book):
+    """Serve _build/html on 127.0.0.1 (a random free port) for the browser tests."""
+    handler = functools.partial(_QuietHandler, directory=str(built_book))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

@@ -1,0 +1,158 @@
+"""The rendered book: it builds, every page works in a real browser, and it is self-contained."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from conftest import ROOT, notebook_paths
+
+pytestmark = pytest.mark.book
+
+
+def test_notebooks_in_sync():
+    """Every notebook starts with the shared set-up cell and is stored without outputs."""
+    result = subprocess.run([sys.executable, "scripts/notebooks.py", "check"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_notebook_in_toc():
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    listed = re.findall(r"file:\s*notebooks/(\S+)", toc)
+    assert [p.stem for p in notebook_paths()] == listed, "chapters must be listed in _toc.yml in numeric order"
+
+
+def test_setup_cell_uses_config_url():
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    url = re.search(r"^repository:\s*\n\s+url:\s*(\S+)", config, re.MULTILINE).group(1)
+    for path in notebook_paths():
+        first = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+        assert f"git+{url}@main" in first, path.name
+
+
+def test_book_builds(book_build):
+    """`jupyter-book build -W -n --keep-going`: any warning, broken reference or failing cell fails."""
+    log = book_build.stdout[-8000:] + book_build.stderr[-8000:]
+    assert book_build.returncode == 0, log
+    assert (ROOT / "_build/html/index.html").exists()
+
+
+def _pages(html_root: Path) -> list[str]:
+    pages = sorted(p.relative_to(html_root).as_posix() for p in html_root.rglob("*.html") if "_static" not in p.parts)
+    assert "index.html" in pages
+    return pages
+
+
+def test_launch_buttons(built_book):
+    """Notebook pages offer Colab and Binder launch buttons pointing at the repository."""
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    repo = urlparse(re.search(r"^repository:\s*\n\s+url:\s*(\S+)", config, re.MULTILINE).group(1)).path.strip("/")
+    for nb in notebook_paths():
+        html = (built_book / "notebooks" / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{nb.name}" in html, nb.name
+        assert "mybinder.org" in html, nb.name
+
+
+def test_no_external_assets_in_html(built_book):
+    """No page links a script, stylesheet, font or image from another host (links to read are fine)."""
+    asset = re.compile(r"<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)=[\"'](https?:)?//", re.IGNORECASE)
+    offenders = {}
+    for page in _pages(built_book):
+        text = (built_book / page).read_text(encoding="utf-8")
+        hits = [m.group(0)[:120] for m in asset.finditer(text)]
+        hits = [h for h in hits if not re.search(r"<link[^>]*rel=[\"'](?:canonical|alternate)", h)]
+        if hits:
+            offenders[page] = hits
+    assert not offenders, offenders
+
+
+# --- in a real browser ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def page_reports(built_book, site_url, browser):
+    """Open every page in headless Chromium; record console errors, failed and foreign requests."""
+    host = urlparse(site_url).netloc
+    reports = {}
+    context = browser.new_context()
+    for name in _pages(built_book):
+        report = {"console": [], "failed": [], "foreign": [], "math": 0, "mjx": 0, "sliders": []}
+        page = context.new_page()
+
+        def route(r, report=report):
+            if urlparse(r.request.url).netloc not in (host, ""):
+                report["foreign"].append(r.request.url)
+                return r.abort()
+            return r.continue_()
+
+        page.route("**/*", route)
+        page.on("console", lambda m, report=report: m.type == "error" and report["console"].append(m.text))
+        page.on("pageerror", lambda e, report=report: report["console"].append(str(e)))
+        page.on("requestfailed", lambda r, report=report: report["failed"].append(f"{r.url} {r.failure}"))
+        page.on("response", lambda r, report=report: r.status >= 400 and report["failed"].append(f"{r.url} {r.status}"))
+        page.goto(f"{site_url}/{name}", wait_until="load")
+        report["math"] = page.locator(".math").count()
+        if report["math"]:
+            try:
+                page.wait_for_selector("mjx-container", timeout=20_000)
+            except Exception:
+                pass
+            page.wait_for_timeout(300)
+            report["mjx"] = page.locator("mjx-container").count()
+            report["raw_tex"] = page.evaluate(
+                "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')"
+                " && e.tagName !== 'MJX-CONTAINER').length"
+            )
+        report["sliders"] = page.evaluate(
+            """() => [...document.querySelectorAll('input.anim-slider')].map(s => {
+                const id = s.id.replace('_anim_slider', '');
+                const img = document.getElementById('_anim_img' + id);
+                const before = img.src;
+                const max = parseInt(s.max);
+                s.value = String(max);
+                s.dispatchEvent(new Event('input', {bubbles: true}));
+                const after = img.src;
+                return {id, frames: max + 1, changed: before !== after};
+            })"""
+        )
+        page.close()
+        reports[name] = report
+    context.close()
+    return reports
+
+
+def test_pages_have_no_console_errors(page_reports):
+    bad = {p: r["console"] for p, r in page_reports.items() if r["console"]}
+    assert not bad, bad
+
+
+def test_pages_have_no_failed_requests(page_reports):
+    bad = {p: r["failed"] for p, r in page_reports.items() if r["failed"]}
+    assert not bad, bad
+
+
+def test_pages_request_no_other_host(page_reports):
+    bad = {p: r["foreign"] for p, r in page_reports.items() if r["foreign"]}
+    assert not bad, bad
+
+
+def test_math_is_typeset(page_reports):
+    with_math = {p: r for p, r in page_reports.items() if r["math"]}
+    assert with_math, "no page has math"
+    bad = {p: (r["math"], r["mjx"], r["raw_tex"]) for p, r in with_math.items() if r["mjx"] == 0 or r["raw_tex"]}
+    assert not bad, f"pages with untypeset math (math elements, mjx-containers, raw): {bad}"
+
+
+def test_animation_sliders_change_frames(page_reports):
+    sliders = [(p, s) for p, r in page_reports.items() for s in r["sliders"]]
+    chapters_with_demos = [nb.stem for nb in notebook_paths() if "DEMO.show()" in nb.read_text(encoding="utf-8")]
+    for stem in chapters_with_demos:
+        assert page_reports[f"notebooks/{stem}.html"]["sliders"], f"{stem}: no kernel-free animation on the page"
+    bad = [(p, s) for p, s in sliders if not s["changed"] or s["frames"] < 2]
+    assert sliders and not bad, bad
