@@ -51,11 +51,29 @@ from .layouts import (
     rotate_half,
     time_implementations,
 )
+from .encodings import (
+    ENCODINGS,
+    additive_logit_terms,
+    binary_encoding,
+    integer_encoding,
+    normalised_encoding,
+    shift_matrix,
+    sinusoidal_at,
+    sinusoidal_encoding,
+)
 from .rope import LAYOUTS, apply_rope, frequencies, layout_permutation, rope_angles, rotation_matrix
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ENCODINGS",
+    "additive_logit_terms",
+    "binary_encoding",
+    "integer_encoding",
+    "normalised_encoding",
+    "shift_matrix",
+    "sinusoidal_at",
+    "sinusoidal_encoding",
     "IMPLEMENTATIONS",
     "TABLE_LAYOUTS",
     "RopeCheck",

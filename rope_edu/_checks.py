@@ -46,7 +46,7 @@ def check_choice(value: Any, choices: Iterable[str], name: str) -> str:
 def as_real_array(x: Any, name: str = "x", *, min_ndim: int = 1) -> np.ndarray:
     """Return ``x`` as a numpy array of real numbers with at least ``min_ndim`` axes.
 
-    Integer and boolean arrays are returned as they are (callers decide the float dtype);
+    Integer arrays are returned as they are (callers decide the float dtype); boolean,
     complex, object and string arrays raise ``TypeError``.
     """
     arr = np.asarray(x)

@@ -47,8 +47,10 @@ def causal_mask(n_queries: int, n_keys: int) -> np.ndarray:
     appended to a KV cache): query ``i`` sees keys ``0 .. n_keys - n_queries + i``.
     """
     for name, val in (("n_queries", n_queries), ("n_keys", n_keys)):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {val!r}")
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+            raise TypeError(f"{name} must be a non-negative integer, got {val!r} of type {type(val).__name__}")
+        if val < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {val}")
     if n_queries > n_keys:
         raise ValueError(f"n_queries ({n_queries}) cannot exceed n_keys ({n_keys}) in a causal mask")
     offset = n_keys - n_queries

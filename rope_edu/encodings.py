@@ -299,7 +299,7 @@ def additive_logit_terms(x_q: Any, x_k: Any, pe_q: Any, pe_k: Any, w_q: Any, w_k
 
     Returns
     -------
-    dict of str to numpy.ndarray, each of shape broadcast(...)
+    dict of str to numpy.ndarray, each of the common broadcast shape of the four inputs' leading axes
         Keys ``"content"``, ``"content_position"``, ``"position_content"``, ``"position"``,
         ``"total"``.
     """
@@ -317,12 +317,11 @@ def additive_logit_terms(x_q: Any, x_k: Any, pe_q: Any, pe_k: Any, w_q: Any, w_k
         if v.shape[-1] != d_model:
             raise ValueError(f"{n} must have last axis d_model = {d_model} (w_q.shape[1]), got shape {v.shape}")
     try:
-        np.broadcast_shapes(*(v.shape for v in vecs))
+        xq, xk, pq, pk = np.broadcast_arrays(*vecs)  # every term gets the common shape
     except ValueError:
         raise ValueError(
             "leading axes of x_q, x_k, pe_q, pe_k do not broadcast: " + ", ".join(str(v.shape) for v in vecs)
         ) from None
-    xq, xk, pq, pk = vecs
     a = w_q.T @ w_k
 
     def bilinear(u: np.ndarray, v: np.ndarray) -> np.ndarray:

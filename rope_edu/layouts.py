@@ -154,6 +154,7 @@ def rotate_half(x: Any) -> np.ndarray:
     numpy.ndarray, shape x.shape
     """
     x, dim = _check_x(x)
+    x = x.astype(np.result_type(x.dtype, np.int8), copy=False)  # signed, so -x is exact
     h = dim // 2
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
 
@@ -174,7 +175,8 @@ def rotate_every_two(x: Any) -> np.ndarray:
     numpy.ndarray, shape x.shape
     """
     x, _ = _check_x(x)
-    out = np.empty(x.shape, dtype=np.result_type(x.dtype, np.int8))  # signed, so -x is exact
+    x = x.astype(np.result_type(x.dtype, np.int8), copy=False)  # signed, so -x is exact
+    out = np.empty_like(x)
     out[..., 0::2] = -x[..., 1::2]
     out[..., 1::2] = x[..., 0::2]
     return out
@@ -568,7 +570,9 @@ def check_rotation(
             raise TypeError(f"{name} must be an integer, got {val!r} of type {type(val).__name__}")
         if (low is not None and val < low) or (name == "shift" and val == 0):
             raise ValueError(f"{name} must be {'non-zero' if low is None else f'at least {low}'}, got {val}")
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real) or not (0 < float(tol) < 1):
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"tol must be a real number between 0 and 1, got {tol!r} of type {type(tol).__name__}")
+    if not 0 < float(tol) < 1:
         raise ValueError(f"tol must be a real number between 0 and 1, got {tol!r}")
 
     rng = np.random.default_rng(seed)

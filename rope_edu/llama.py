@@ -1,12 +1,14 @@
 """A LLaMA-style attention layer in numpy: RoPE on queries and keys, grouped-query heads, KV cache.
 
 Written to be read next to Hugging Face's ``LlamaAttention`` (and checked against it in the
-tests). One layer does::
+tests). One layer does, for the new tokens ``x`` at ``positions``::
 
-    x ──► q_proj ─► split heads ─► RoPE(positions) ──────────────┐
-      ├─► k_proj ─► split heads ─► RoPE(positions) ─► cache ─► repeat_kv ─► softmax(q kᵀ/√d + mask) · v
-      └─► v_proj ─► split heads ─────(no RoPE)──────► cache ─► repeat_kv ──┘          │
-                                                                  merge heads ─► o_proj ─► out
+    1. q = RoPE(split_heads(x @ q_proj.T))        per head, the same rotation for every head
+       k = RoPE(split_heads(x @ k_proj.T))
+       v = split_heads(x @ v_proj.T)              values: no RoPE
+    2. keys, values = cache + (k, v)              keys are cached after rotation
+    3. a = softmax(q @ repeat_kv(keys).T / sqrt(D) + mask)   causal mask aligned to the last keys
+    4. out = merge_heads(a @ repeat_kv(values)) @ o_proj.T
 
 Shapes, with ``B`` the batch, ``S`` the number of new tokens, ``L`` the number of keys (cached +
 new), ``H`` query heads, ``G`` key/value heads (``H % G == 0``; grouped-query attention when

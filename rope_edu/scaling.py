@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_dim
+from ._checks import check_base, check_choice, check_dim, check_inv_freq
 from .rope import frequencies
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "scaled_frequencies",
     "frequency_ratio",
     "rotations",
+    "beyond_trained_angles",
     "ntk_base",
     "dynamic_scale",
     "yarn_ramp",
@@ -174,6 +175,48 @@ def rotations(dim: int, base: float = 10000.0, original_max_position_embeddings:
     """
     length = _length(original_max_position_embeddings, "original_max_position_embeddings")
     return length * frequencies(dim, base) / (2.0 * np.pi)
+
+
+def beyond_trained_angles(
+    inv_freq: Any, original_max_position_embeddings: int, seq_len: int, base: float = 10000.0
+) -> np.ndarray:
+    """Which pairs reach angles they never reached in training, over ``seq_len`` positions.
+
+    In training, pair :math:`i` turned through angles up to :math:`L\\theta_i`. A pair that
+    completed a full turn (:math:`L\\theta_i \\ge 2\\pi`) has met every point of its circle; one
+    that did not has only met the arc :math:`[0, L\\theta_i)`, and it leaves that arc once the new
+    largest angle :math:`\\ell\\,\\theta'_i` is larger than :math:`L\\theta_i`.
+
+    Parameters
+    ----------
+    inv_freq : array_like, shape (dim // 2,)
+        The frequencies :math:`\\theta'_i` used over the long context (from
+        :func:`scaled_frequencies`, or plain :func:`rope_edu.frequencies`).
+    original_max_position_embeddings : int
+        Trained context :math:`L`.
+    seq_len : int
+        Length :math:`\\ell` of the long context.
+    base : float, default 10000.0
+        The base the model was trained with (gives the trained :math:`\\theta_i`).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (dim // 2,)
+        True where :math:`L\\theta_i < 2\\pi` and :math:`\\ell\\theta'_i > L\\theta_i`
+        (with a relative tolerance of 1e-9, so exact interpolation counts as inside).
+    """
+    arr = np.asarray(inv_freq)
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise TypeError(f"inv_freq must be a real-valued array, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"inv_freq must have shape (dim // 2,), got shape {arr.shape}")
+    new = check_inv_freq(arr, 2 * arr.size)
+    if not np.all(new > 0):
+        raise ValueError("inv_freq must be positive (radians per position)")
+    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    seq_len = _length(seq_len, "seq_len")
+    trained = length * frequencies(2 * arr.size, base)
+    return (trained < 2.0 * np.pi) & (seq_len * new > trained * (1.0 + 1e-9))
 
 
 def ntk_base(base: float, factor: float, dim: int) -> float:

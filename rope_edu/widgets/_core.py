@@ -111,8 +111,11 @@ class Demo:
         frames = list(self.frames())
         if not frames:
             raise ValueError("frames() returned no frames; an animation needs at least one")
-        with mpl.rc_context({**STYLE, "figure.constrained_layout.use": False, "savefig.dpi": self.dpi}):
+        with mpl.rc_context({**STYLE, "savefig.dpi": self.dpi}):
             fig = plt.figure(figsize=self.figsize, dpi=self.dpi)
+            # FuncAnimation asks for a redraw after each frame and then saves it, which renders
+            # every frame twice; saving alone is enough for a recorded animation.
+            fig.canvas.draw_idle = lambda *args, **kwargs: None
 
             def update(i: int) -> list:
                 fig.clear()

@@ -99,19 +99,23 @@ def draw(fig, shift: float = 0, move: float = 0, token: int = 3, note: str = "")
     """Two heatmaps: the logits, and their change from positions 0..5."""
     s = state(shift, move, token)
     labels = [f"{w}@{p:g}" for w, p in zip(TOKENS, s["positions"])]
-    ax1, ax2 = fig.subplots(1, 2)
-    for ax, data, cmap, lim, title in (
-        (ax1, s["logits"], "cividis", _LIM, "logits q·k/√d"),
-        (ax2, s["change"], "PuOr", _LIM / 2, "change from positions 0..5"),
+    # Fixed axes rectangles (figure fractions), so that frames do not jump as tick labels change;
+    # no layout engine, which would otherwise try (and warn) to rearrange them.
+    fig.set_layout_engine("none")
+    ax1, ax2 = fig.add_axes((0.13, 0.25, 0.273, 0.5)), fig.add_axes((0.60, 0.25, 0.273, 0.5))
+    cax1, cax2 = fig.add_axes((0.41, 0.25, 0.015, 0.5)), fig.add_axes((0.88, 0.25, 0.015, 0.5))
+    for ax, cax, data, cmap, lim, title in (
+        (ax1, cax1, s["logits"], "cividis", _LIM, "logits q·k/√d"),
+        (ax2, cax2, s["change"], "PuOr", _LIM / 2, "change from positions 0..5"),
     ):
         im = ax.imshow(data, cmap=cmap, vmin=-lim, vmax=lim)
         ax.set_xticks(range(len(TOKENS)), labels, rotation=60, fontsize=7)
         ax.set_yticks(range(len(TOKENS)), labels, fontsize=7)
         ax.set_xlabel("key (token@position)")
-        ax.set_ylabel("query (token@position)")
         ax.set_title(title, fontsize=9)
         ax.grid(False)
-        fig.colorbar(im, ax=ax, shrink=0.8)
+        fig.colorbar(im, cax=cax)
+    ax1.set_ylabel("query (token@position)")
     if move:
         for ax in (ax1, ax2):  # outline the moved token's row and column
             ax.axhline(token - 0.5, color=COLORS["k"], lw=1)
@@ -137,10 +141,10 @@ def controls() -> dict[str, Any]:
 def frames() -> list[dict[str, Any]]:
     """Kernel-free animation: shift every position (nothing changes), then move token 3 ("on")."""
     together = [{"shift": s, "move": 0, "token": 3, "note": "every position shifted: logits unchanged"}
-                for s in range(0, 60, 5)]
+                for s in range(0, 64, 8)]
     alone = [{"shift": 0, "move": m, "token": 3, "note": "one token moved: its row and column change"}
-             for m in range(1, 13)]
+             for m in range(1, 11)]
     return together + alone
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(7.0, 3.8))
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.4, 3.5))

@@ -135,4 +135,4 @@ def frames() -> list[dict[str, Any]]:
     return steps + jumps
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.4, 3.6))
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.6, 3.3))

@@ -86,7 +86,7 @@ def state(m: float, rotation: str = "half", table: str = "half", x: Any = X, k: 
         "x_rot": x_rot,
         "norm_ratio": float(np.linalg.norm(x_rot) / np.linalg.norm(x)),
         "positions": POSITIONS,
-        "norm_curve": np.linalg.norm(q_curve, axis=-1) / np.linalg.norm(x),
+        "norm_curve": np.linalg.norm(_rotate(x, POSITIONS, rotation, table), axis=-1) / np.linalg.norm(x),
         "score_curve": np.sum(q_curve * k_curve, axis=-1),
         "score_ref": ref,
     }
@@ -99,6 +99,8 @@ def draw(fig, m: float = 5, rotation: str = "half", table: str = "half", note: s
     """Draw the pairing diagram at position ``m`` and the norm and score curves on ``fig``."""
     s = state(m, rotation, table)
     axes = fig.subplots(3, 1, gridspec_kw={"height_ratios": [1.5, 1, 1]})
+    if fig.get_layout_engine() is None:  # the kernel-free animation draws with no layout engine
+        fig.subplots_adjust(left=0.12, right=0.97, top=0.86 if note else 0.9, bottom=0.08, hspace=0.62)
     ax = axes[0]
     j = np.arange(DIM)
     a, b = s["pairs"]
@@ -116,11 +118,11 @@ def draw(fig, m: float = 5, rotation: str = "half", table: str = "half", note: s
     ax.set_xticklabels([f"x{jj}\nθ{f}" for jj, f in zip(j, s["freq_index"])], fontsize=8)
     for lab, f in zip(ax.get_xticklabels(), s["freq_index"]):
         lab.set_color(CYCLE[f])
-    ax.set_ylim(-1.4, top + 1.0)
+    ax.set_ylim(-2.0, top + 1.0)
     ax.set_ylabel("coordinate value")
     ax.legend(loc="lower right", fontsize=7, ncol=2)
     verdict = "tables match: a rotation" if s["matched"] else "MIX-UP: arc ends read different θ"
-    head = f"rotation {_NAMES[rotation]}, table {table}: {verdict}"
+    head = f"rotation {_NAMES[rotation]}, {table} table\n{verdict}"
     ax.set_title(head if not note else f"{note}\n{head}", fontsize=9)
 
     p = s["positions"]
@@ -158,10 +160,10 @@ def controls() -> dict[str, Any]:
 def frames() -> list[dict[str, Any]]:
     """Kernel-free animation: the matching half-split pair moves through positions, then the
     same rotation with the interleaved table (the bug)."""
-    ms = range(0, 36, 3)
+    ms = range(0, 36, 7)
     good = [{"m": m, "rotation": "half", "table": "half", "note": "correct: rotate_half with the half table"} for m in ms]
     bad = [{"m": m, "rotation": "half", "table": "interleaved", "note": "bug: rotate_half with the interleaved table"} for m in ms]
     return good + bad
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.0, 6.5))
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.4, 5.8))

@@ -68,45 +68,36 @@ def state(p: int) -> dict[str, Any]:
 def draw(fig, p: int = 0) -> None:
     """Top: the bits of ``p`` and the clock hands of ``PE(p)``. Bottom: step sizes against p."""
     s = state(p)
-    gs = fig.add_gridspec(3, N_BITS, height_ratios=[0.8, 1.2, 1.3])
+    top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1.5, 1.0]})
     for j in range(N_BITS):
-        col = N_BITS - 1 - j  # most significant bit on the left, as a number is written
-        ax = fig.add_subplot(gs[0, col])
+        x = 2.6 * (N_BITS - 1 - j)  # the most significant bit on the left, as numbers are written
         on = bool(s["bits"][j])
-        ax.add_patch(_bit_square(on))
-        ax.text(0.5, 0.5, "1" if on else "0", ha="center", va="center", fontsize=14,
-                color="white" if on else COLORS["black"])
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.set_axis_off()
-        ax.set_title(f"bit {j}", fontsize=8)
-        cx = fig.add_subplot(gs[1, col])
-        a, b = s["pe"][2 * j], s["pe"][2 * j + 1]  # (sin pθ_j, cos pθ_j): starts at 12 o'clock
-        cx.add_patch(Circle((0, 0), 1, fill=False, color=COLORS["grey"], lw=0.8))
-        cx.plot([0, a], [0, b], color=COLORS["q"], lw=2)
-        cx.plot([a], [b], "o", color=COLORS["q"], ms=4)
-        cx.set_xlim(-1.15, 1.15)
-        cx.set_ylim(-1.15, 1.15)
-        cx.set_aspect("equal")
-        cx.set_axis_off()
-        cx.set_title(f"pair {j}: θ=2^-{j}", fontsize=8)
-    ax = fig.add_subplot(gs[2, :])
+        top.add_patch(Rectangle((x - 0.5, 1.7), 1.0, 1.0, facecolor=COLORS["k"] if on else "white",
+                                edgecolor=COLORS["black"], lw=1))
+        top.text(x, 2.2, "1" if on else "0", ha="center", va="center", fontsize=12,
+                 color="white" if on else COLORS["black"])
+        top.text(x, 2.95, f"bit {j}", ha="center", va="center", fontsize=8)
+        # pair j holds (sin pθ_j, cos pθ_j): coordinate 2j across, 2j+1 up, so p = 0 is 12 o'clock
+        a, b = s["pe"][2 * j], s["pe"][2 * j + 1]
+        top.add_patch(Circle((x, 0), 1, fill=False, color=COLORS["grey"], lw=0.8))
+        top.plot([x, x + a], [0, b], color=COLORS["q"], lw=2)
+        top.plot([x + a], [b], "o", color=COLORS["q"], ms=4)
+        top.text(x, -1.2, f"pair {j}\nθ = 1/{2 ** j}", ha="center", va="top", fontsize=8)
+    top.set_xlim(-1.3, 2.6 * (N_BITS - 1) + 1.3)
+    top.set_ylim(-2.4, 3.2)
+    top.set_aspect("equal")
+    top.set_axis_off()
     q = np.arange(N_POSITIONS - 1)
-    ax.step(q, s["bit_steps"], where="post", color=COLORS["k"], label="binary (bits that flip: √count)")
-    ax.plot(q, s["pe_steps"], color=COLORS["q"], label="sinusoidal (constant)")
-    ax.axvline(p, color=COLORS["grey"], ls=":")
-    ax.set_xlabel("position p")
-    ax.set_ylabel("‖code(p+1) − code(p)‖")
-    ax.set_xlim(0, N_POSITIONS - 1)
-    ax.legend(loc="upper left", fontsize=7)
+    bottom.step(q, s["bit_steps"], where="post", color=COLORS["k"], label="binary (√ of the bits that flip)")
+    bottom.plot(q, s["pe_steps"], color=COLORS["q"], label="sinusoidal (the same every step)")
+    bottom.axvline(p, color=COLORS["grey"], ls=":")
+    bottom.set_xlabel("position p")
+    bottom.set_ylabel("‖code(p+1) − code(p)‖")
+    bottom.set_xlim(0, N_POSITIONS - 1)
+    bottom.set_ylim(0, 3.4)
+    bottom.legend(loc="upper right", fontsize=7, ncol=2)
     step = "—" if np.isnan(s["bit_step"]) else f"binary {s['bit_step']:.2f}, sinusoidal {s['pe_step']:.2f}"
     fig.suptitle(f"position p = {p}   (step to p+1: {step})", fontsize=9)
-
-
-def _bit_square(on: bool) -> Rectangle:
-    """The square of one bit: filled when the bit is 1."""
-    return Rectangle((0.1, 0.05), 0.8, 0.9, facecolor=COLORS["k"] if on else "white",
-                     edgecolor=COLORS["black"], lw=1)
 
 
 def controls() -> dict[str, Any]:
@@ -117,8 +108,8 @@ def controls() -> dict[str, Any]:
 
 
 def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: the first 17 positions, then the big carries 31 → 32 and 62 → 63."""
-    return [{"p": p} for p in [*range(17), 30, 31, 32, 33, 62, 63]]
+    """Kernel-free animation: the first 17 positions, then the carry 31 → 32 and the last positions."""
+    return [{"p": p} for p in [*range(17), 31, 32, 62, 63]]
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.0, 4.6), interval=500)
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.6, 4.2), interval=500)

@@ -39,8 +39,8 @@ def _real_scalar(value: Any, name: str) -> float:
 
 
 def _wrap(angle: float) -> float:
-    """``angle`` brought into ``(-π, π]``."""
-    return float(np.angle(np.exp(1j * angle)))
+    """``angle`` brought into ``(-π, π]`` (``-π`` itself becomes ``π``)."""
+    return float(np.pi - (np.pi - angle) % (2 * np.pi))
 
 
 def rotate2d(v: Any, position: Any, theta: float) -> np.ndarray:
@@ -104,7 +104,7 @@ def state(m: float, n: float, theta: float, q: Any = Q, k: Any = K) -> dict[str,
         the dot product computed from the relative position alone (equal to ``dot``);
         ``angle_q``, ``angle_k``: the turns :math:`m\\theta`, :math:`n\\theta` (radians, not wrapped);
         ``angle_between``: the signed angle from ``k_n`` to ``q_m`` in :math:`(-\\pi, \\pi]`,
-        so that ``dot == |q| |k| cos(angle_between)``.
+        so that ``dot == |q| |k| cos(angle_between)`` (NaN when ``q`` or ``k`` is zero).
     """
     m = _real_scalar(m, "m")
     n = _real_scalar(n, "n")
@@ -117,7 +117,10 @@ def state(m: float, n: float, theta: float, q: Any = Q, k: Any = K) -> dict[str,
     q_m = rotate2d(q, m, theta)
     k_n = rotate2d(k, n, theta)
     g = float(q @ rotate2d(k, n - m, theta))
-    between = _wrap(np.arctan2(q_m[1], q_m[0]) - np.arctan2(k_n[1], k_n[0]))
+    if np.any(q != 0) and np.any(k != 0):
+        between = _wrap(np.arctan2(q_m[1], q_m[0]) - np.arctan2(k_n[1], k_n[0]))
+    else:  # the zero vector has no direction
+        between = float("nan")
     return {
         "q_m": q_m,
         "k_n": k_n,
@@ -137,9 +140,12 @@ def draw(fig, m: float = 3, n: float = 1, theta: float = 0.5, q: Any = Q, k: Any
     nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
     ax = fig.add_subplot(1, 1, 1)
     ax.set_aspect("equal")
-    lim = 1.35 * max(nq, nk)
+    lim = 1.35 * max(nq, nk) or 1.0
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
+    ticks = np.arange(-np.floor(lim), np.floor(lim) + 1)  # whole units only: few labels to render
+    ax.set_xticks(ticks)
+    ax.set_yticks(ticks)
     # The circles the tips move on: a rotation never changes a length.
     ax.add_patch(Circle((0, 0), nq, fill=False, ls=":", color=COLORS["q"], alpha=0.6))
     ax.add_patch(Circle((0, 0), nk, fill=False, ls=":", color=COLORS["k"], alpha=0.6))
@@ -151,26 +157,27 @@ def draw(fig, m: float = 3, n: float = 1, theta: float = 0.5, q: Any = Q, k: Any
     ax.quiver(0, 0, *s["q_m"], color=COLORS["q"], label=f"R(mθ)q, m = {m:g}", **arrow)
     ax.quiver(0, 0, *s["k_n"], color=COLORS["k"], label=f"R(nθ)k, n = {n:g}", **arrow)
     # The angle between the rotated vectors: the only thing the dot product sees besides lengths.
-    start = np.degrees(np.arctan2(s["k_n"][1], s["k_n"][0]))
-    sweep = np.degrees(s["angle_between"])
-    lo, hi = (start, start + sweep) if sweep >= 0 else (start + sweep, start)
-    radius = 0.35 * min(nq, nk)
-    ax.add_patch(Arc((0, 0), 2 * radius, 2 * radius, theta1=lo, theta2=hi, color=COLORS["accent"], lw=2))
-    mid = np.radians(start + sweep / 2)
-    ax.annotate("α", (1.45 * radius * np.cos(mid), 1.45 * radius * np.sin(mid)),
-                color=COLORS["accent"], ha="center", va="center")
+    if np.isfinite(s["angle_between"]):
+        start = np.degrees(np.arctan2(s["k_n"][1], s["k_n"][0]))
+        sweep = np.degrees(s["angle_between"])
+        lo, hi = (start, start + sweep) if sweep >= 0 else (start + sweep, start)
+        radius = 0.35 * min(nq, nk)
+        ax.add_patch(Arc((0, 0), 2 * radius, 2 * radius, theta1=lo, theta2=hi, color=COLORS["accent"], lw=2))
+        mid = np.radians(start + sweep / 2)
+        ax.annotate("α", (1.45 * radius * np.cos(mid), 1.45 * radius * np.sin(mid)),
+                    color=COLORS["accent"], ha="center", va="center")
     info = (
         f"mθ = {s['angle_q']:.2f} rad,  nθ = {s['angle_k']:.2f} rad\n"
         f"α = angle(k → q) = {s['angle_between']:+.2f} rad\n"
         f"|q||k|cos α = {nq * nk * np.cos(s['angle_between']):+.4f}"
     )
-    ax.text(0.02, 0.02, info, transform=ax.transAxes, fontsize=8, va="bottom", ha="left",
+    ax.text(0.02, 0.02, info, transform=ax.transAxes, fontsize=8.5, va="bottom", ha="left",
             bbox=dict(boxstyle="round", fc="white", ec=COLORS["grey"], alpha=0.85))
     ax.set_xlabel("coordinate 0 (real part)")
     ax.set_ylabel("coordinate 1 (imaginary part)")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=9)
     title = f"m − n = {s['relative']:g},  θ = {theta:.2f} rad,  ⟨R(mθ)q, R(nθ)k⟩ = {s['dot']:+.4f}"
-    ax.set_title(title if not note else f"{note}\n{title}", fontsize=9)
+    ax.set_title(title if not note else f"{note}\n{title}", fontsize=10)
 
 
 def controls() -> dict[str, Any]:
@@ -186,7 +193,7 @@ def controls() -> dict[str, Any]:
 
 
 #: Number of frames in each half of the animation.
-_HALF = 12
+_HALF = 10
 
 
 def frames() -> list[dict[str, Any]]:
@@ -203,4 +210,4 @@ def frames() -> list[dict[str, Any]]:
     return together + apart
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.0, 5.0))
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(4.6, 4.6))

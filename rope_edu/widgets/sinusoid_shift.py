@@ -60,31 +60,37 @@ def state(p: int, k: int) -> dict[str, Any]:
 def draw(fig, p: int = 5, k: int = 3) -> None:
     """One circle per pair: PE(p) (hollow), M(k)·PE(p) (filled) and PE(p+k) (cross) coincide."""
     s = state(p, k)
-    axes = fig.subplots(1, DIM // 2)
-    for i, ax in enumerate(axes):
-        a0 = np.degrees(s["angle_p"][i])
-        ax.add_patch(Circle((0, 0), 1, fill=False, color=COLORS["grey"], lw=0.8))
+    ax = fig.add_subplot(1, 1, 1)
+    gap = 2.8
+    for i in range(DIM // 2):
+        x = gap * i
+        ax.add_patch(Circle((x, 0), 1, fill=False, color=COLORS["grey"], lw=0.8))
+        ax.plot([x, x], [0, 1], color=COLORS["grey"], lw=0.6, ls=":")  # where every pair starts (p = 0)
         turn = np.degrees(s["turn"][i])  # clockwise when positive
         if abs(turn) > 1e-9:
             # matplotlib's Arc runs counter-clockwise from theta1 to theta2: from the point's new
             # angle a0 - turn up to a0 when turn > 0, from a0 up to a0 + |turn| when turn < 0
+            a0 = np.degrees(s["angle_p"][i])
             start, span = a0 - max(turn, 0.0), min(abs(turn), 359.9)
-            ax.add_patch(Arc((0, 0), 1.5, 1.5, theta1=start, theta2=start + span, color=COLORS["orange"], lw=2))
-        ax.plot(*s["pe_p"][2 * i: 2 * i + 2], "o", mfc="white", mec=COLORS["q"], ms=8, label="PE(p)")
-        ax.plot(*s["shifted"][2 * i: 2 * i + 2], "o", color=COLORS["k"], ms=5, label="M(k)·PE(p)")
-        ax.plot(*s["pe_pk"][2 * i: 2 * i + 2], "x", color=COLORS["black"], ms=8, label="PE(p+k)")
-        ax.plot([0, 0], [0, 1.0], color=COLORS["grey"], lw=0.6, ls=":")
-        ax.set_xlim(-1.2, 1.2)
-        ax.set_ylim(-1.2, 1.2)
-        ax.set_aspect("equal")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        ax.set_xlabel(f"coord {2 * i} (sin)", fontsize=8)
-        ax.set_ylabel(f"coord {2 * i + 1} (cos)", fontsize=8)
-        ax.set_title(f"pair {i}: kθ_{i} = {s['turn'][i]:+.2f} rad", fontsize=8)
-    axes[0].legend(loc="upper center", bbox_to_anchor=(2.3, -0.25), ncol=3, fontsize=8)
+            ax.add_patch(Arc((x, 0), 1.5, 1.5, theta1=start, theta2=start + span, color=COLORS["orange"], lw=2))
+        pts = {key: (x + s[key][2 * i], s[key][2 * i + 1]) for key in ("pe_p", "shifted", "pe_pk")}
+        ax.plot(*pts["pe_p"], "o", mfc="white", mec=COLORS["q"], ms=9, label="PE(p)" if i == 0 else None)
+        ax.plot(*pts["shifted"], "o", color=COLORS["k"], ms=5, label="M(k)·PE(p)" if i == 0 else None)
+        ax.plot(*pts["pe_pk"], "x", color=COLORS["black"], ms=9, label="PE(p+k)" if i == 0 else None)
+        ax.text(x, 1.3, f"pair {i}", ha="center", fontsize=8)
+        ax.text(x, -1.35, f"kθ = {s['turn'][i]:+.2f} rad", ha="center", va="top", fontsize=8)
+    ax.set_xlim(-1.3, gap * (DIM // 2 - 1) + 1.3)
+    ax.set_ylim(-1.8, 1.6)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("coordinate 2i (the sin entry) →")
+    ax.set_ylabel("coordinate 2i+1\n(the cos entry) →")
+    ax.grid(False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8)
     fig.suptitle(
-        f"p = {p}, k = {k}: every point turns clockwise by kθ_i;  max |M(k)PE(p) − PE(p+k)| = {s['error']:.1e}",
+        f"p = {p}, k = {k}: each pair turns clockwise by kθ_i (orange)\n"
+        f"max |M(k)·PE(p) − PE(p+k)| = {s['error']:.1e}",
         fontsize=9,
     )
 
@@ -102,7 +108,7 @@ def controls() -> dict[str, Any]:
 
 def frames() -> list[dict[str, Any]]:
     """Kernel-free animation: p moves with k = 3 fixed (the arcs keep their length), then k moves."""
-    return [{"p": p, "k": 3} for p in range(12)] + [{"p": 5, "k": k} for k in range(-6, 7)]
+    return [{"p": p, "k": 3} for p in range(8)] + [{"p": 5, "k": k} for k in range(-5, 6)]
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.5, 2.6), interval=400)
+DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.0, 2.9), interval=400)

@@ -17,7 +17,7 @@ from ..encodings import sinusoidal_encoding
 from ..plots import COLORS
 from ._core import Demo
 
-__all__ = ["SENTENCE", "ORDERS", "D_MODEL", "embed", "outputs", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = ["SENTENCE", "ORDERS", "D_MODEL", "weights", "embed", "outputs", "state", "draw", "controls", "frames", "DEMO"]
 
 #: The sentence in its original order; tokens are identified by their index in it.
 SENTENCE: tuple[str, ...] = ("the", "cat", "sat", "on", "the", "mat")
@@ -45,6 +45,15 @@ def _parameters() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.nda
     emb = {w: rng.standard_normal(D_MODEL) for w in vocab}
     w_q, w_k, w_v = (rng.standard_normal((D_MODEL, D_MODEL)) / np.sqrt(D_MODEL) for _ in range(3))
     return emb, w_q, w_k, w_v
+
+
+def weights() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Copies of the toy layer's projections ``(W_q, W_k, W_v)``, each of shape (D_MODEL, D_MODEL).
+
+    The layer computes ``attention(X @ W_q, X @ W_k, X @ W_v)`` for token vectors ``X``.
+    """
+    _, w_q, w_k, w_v = _parameters()
+    return w_q.copy(), w_k.copy(), w_v.copy()
 
 
 def embed(words: tuple[str, ...] | list[str]) -> np.ndarray:
@@ -112,22 +121,22 @@ def state(order: int, positions: bool = False) -> dict[str, Any]:
     }
 
 
-@lru_cache(maxsize=1)
-def _limits() -> tuple[float, float]:
-    """Colour range and bar range shared by every frame, so frames are comparable."""
-    outs = [outputs(j, pos) for j in range(len(ORDERS)) for pos in (False, True)]
-    vmax = float(max(np.abs(o).max() for o in outs))
+@lru_cache(maxsize=2)
+def _limits(positions: bool) -> tuple[float, float, float]:
+    """Colour range of the outputs (shared by every order with the same ``positions``, so their
+    frames are comparable) and the bar range (shared by all frames)."""
+    outs = np.stack([outputs(j, positions) for j in range(len(ORDERS))])
     cmax = float(max(state(j, True)["max_change"] for j in range(len(ORDERS))))
-    return vmax, cmax
+    return float(outs.min()), float(outs.max()), cmax
 
 
 def draw(fig, order: int = 0, positions: bool = False) -> None:
     """Heatmap of the outputs (one row per position) and the change of each word's output."""
     s = state(order, positions)
-    vmax, cmax = _limits()
+    vmin, vmax, cmax = _limits(bool(positions))
     n = len(s["words"])
     ax, bx = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]}, sharey=True)
-    im = ax.imshow(s["outputs"], cmap="cividis", vmin=-vmax, vmax=vmax, aspect="auto")
+    im = ax.imshow(s["outputs"], cmap="cividis", vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_yticks(range(n), [f"{p}: {w}" for p, w in enumerate(s["words"])])
     ax.set_xticks(range(D_MODEL))
     ax.set_xlabel("output feature")
@@ -136,6 +145,9 @@ def draw(fig, order: int = 0, positions: bool = False) -> None:
     fig.colorbar(im, ax=ax, shrink=0.8, label="output value")
     bx.barh(range(n), s["change"], color=COLORS["k"] if positions else COLORS["q"])
     bx.set_xlim(0, 1.05 * cmax)
+    if s["max_change"] < 1e-9:
+        bx.text(0.5 * cmax, (n - 1) / 2, "0 for every word:\nthe outputs only\nmoved with their words",
+                ha="center", va="center", fontsize=8, color=COLORS["q"])
     bx.set_xlabel("‖output − output in\noriginal order‖")
     mode = "embeddings + positions" if positions else "embeddings only (no positions)"
     fig.suptitle(

@@ -1,0 +1,136 @@
+"""Widgets of chapters 1 and 2: their pure state functions, figures and animation frames."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from rope_edu import binary_encoding, shift_matrix, sinusoidal_encoding  # noqa: E402
+from rope_edu.widgets import odometer, sinusoid_shift, token_order  # noqa: E402
+
+DEMOS = [token_order, odometer, sinusoid_shift]
+
+
+# --- token order (chapter 1) -----------------------------------------------------------------
+
+
+def test_orders_are_permutations():
+    n = len(token_order.SENTENCE)
+    assert token_order.ORDERS[0] == tuple(range(n))
+    for order in token_order.ORDERS:
+        assert sorted(order) == list(range(n))
+    assert len(set(token_order.ORDERS)) == len(token_order.ORDERS)
+
+
+@pytest.mark.parametrize("order", range(len(token_order.ORDERS)))
+def test_without_positions_outputs_follow_their_words(order):
+    s = token_order.state(order, positions=False)
+    assert s["words"] == [token_order.SENTENCE[i] for i in token_order.ORDERS[order]]
+    np.testing.assert_allclose(s["change"], 0.0, atol=1e-12)
+    assert s["the_gap"] < 1e-12, "the two copies of 'the' get the same output"
+    ref = token_order.outputs(0)
+    np.testing.assert_allclose(s["outputs"], ref[list(token_order.ORDERS[order])], atol=1e-12)
+
+
+def test_with_positions_outputs_change():
+    for order in range(1, len(token_order.ORDERS)):
+        s = token_order.state(order, positions=True)
+        assert s["max_change"] > 0.05
+        assert s["the_gap"] > 0.05
+    np.testing.assert_allclose(token_order.state(0, positions=True)["change"], 0.0, atol=1e-12)
+
+
+def test_token_order_outputs_are_attention_of_embeddings():
+    from rope_edu import attention
+
+    w_q, w_k, w_v = token_order.weights()
+    x = token_order.embed(token_order.SENTENCE) + sinusoidal_encoding(6, token_order.D_MODEL)
+    np.testing.assert_allclose(token_order.outputs(0, True), attention(x @ w_q, x @ w_k, x @ w_v))
+    np.testing.assert_array_equal(token_order.embed(["the"])[0], token_order.embed(["cat", "the"])[1])
+
+
+def test_token_order_bad_input():
+    with pytest.raises(ValueError, match="order"):
+        token_order.state(len(token_order.ORDERS))
+    with pytest.raises(TypeError, match="order"):
+        token_order.outputs(1.0)
+    with pytest.raises(ValueError, match="words"):
+        token_order.embed(["dog"])
+
+
+# --- odometer (chapter 2) --------------------------------------------------------------------
+
+
+def test_odometer_state_matches_the_encodings():
+    for p in (0, 7, 31, 63):
+        s = odometer.state(p)
+        np.testing.assert_array_equal(s["bits"], binary_encoding(64, 6)[p])
+        np.testing.assert_allclose(s["pe"], sinusoidal_encoding(64, 12, base=64.0)[p])
+        np.testing.assert_allclose(s["angles"], p * 2.0 ** -np.arange(6))  # base 64, d = 12: θ_i = 2^-i
+
+
+def test_odometer_steps():
+    s = odometer.state(7)
+    assert s["bit_step"] == pytest.approx(2.0)  # 0b000111 -> 0b001000 flips 4 bits: sqrt(4)
+    assert odometer.state(0)["bit_step"] == pytest.approx(1.0)
+    assert odometer.state(31)["bit_step"] == pytest.approx(np.sqrt(6))
+    np.testing.assert_allclose(s["pe_steps"], s["pe_steps"][0], rtol=1e-10)  # the clocks' step never changes
+    assert np.ptp(s["bit_steps"]) > 1.0
+    assert np.isnan(odometer.state(63)["bit_step"]) and np.isnan(odometer.state(63)["pe_step"])
+
+
+def test_odometer_bad_input():
+    with pytest.raises(ValueError, match="p"):
+        odometer.state(64)
+    with pytest.raises(ValueError, match="p"):
+        odometer.state(-1)
+    with pytest.raises(TypeError, match="p"):
+        odometer.state(1.5)
+
+
+# --- shift (chapter 2) -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p,k", [(0, 0), (5, 3), (30, -8), (2, -5), (17, 8)])
+def test_shift_state(p, k):
+    s = sinusoid_shift.state(p, k)
+    assert s["error"] < 1e-12
+    np.testing.assert_allclose(s["shifted"], shift_matrix(k, 8, 100.0) @ s["pe_p"])
+    # each pair moves clockwise by k θ_i: its polar angle decreases by k θ_i (mod 2π)
+    diff = np.angle(np.exp(1j * (s["angle_p"] - s["angle_pk"] - s["turn"])))
+    np.testing.assert_allclose(diff, 0.0, atol=1e-12)
+
+
+def test_shift_turn_does_not_depend_on_p():
+    turns = [sinusoid_shift.state(p, 4)["turn"] for p in range(10)]
+    np.testing.assert_allclose(turns, [turns[0]] * 10)
+
+
+def test_shift_bad_input():
+    with pytest.raises(TypeError, match="p"):
+        sinusoid_shift.state(1.5, 2)
+    with pytest.raises(TypeError, match="k"):
+        sinusoid_shift.state(1, "2")
+
+
+# --- every demo: draws, has frames, has controls ---------------------------------------------
+
+
+@pytest.mark.parametrize("mod", DEMOS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_demo_draws_and_has_frames(mod):
+    fig = mod.DEMO.figure()
+    assert fig.axes
+    plt.close(fig)
+    frames = mod.DEMO.frames()
+    assert 12 <= len(frames) <= 30
+    fig = mod.DEMO.figure(**frames[-1])
+    plt.close(fig)
+    controls = mod.DEMO.controls()
+    assert set(frames[0]) <= set(controls)
+    assert any(type(w).__name__ == "IntSlider" for w in controls.values())
+
