@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Notebooks show kernel-free animations instead of live widgets while the static book is built.
-BOOK_ENV := ROPE_EDU_STATIC=1 MPLBACKEND=Agg
+BOOK_ENV := ROPE_EDU_STATIC=1 MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1
 
 .PHONY: all setup book test lab bench sync clean help
 
@@ -42,6 +42,8 @@ lab: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_apply_rope.py
+	$(BIN)/python benchmarks/bench_torch.py
+	$(BIN)/python benchmarks/bench_implementations.py
 
 sync: $(STAMP)
 	$(BIN)/python scripts/notebooks.py sync

@@ -11,7 +11,9 @@ is the best an out-of-place rotation can do). The bandwidth column is that minim
 2 * x.nbytes (cos/sin are 1/32 of it and left out), divided by the median time.
 
 Timing: warm-up calls first (page faults, caches, and the compile, whose first-call time is
-printed on its own), then the median of ``--repeats`` calls; on CUDA each call is bracketed by
+printed on its own), then ``--repeats`` calls of the operation alternating with calls of the
+copy it is compared with, and the ratio of their medians (alternating keeps the ratio honest on
+a machine whose load changes during the run); on CUDA each call is bracketed by
 ``torch.cuda.synchronize()``. Prints ratios; asserts nothing.
 """
 
@@ -49,19 +51,25 @@ def sync_for(device: torch.device) -> Callable[[], None]:
     return torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
 
 
-def median_time(fn: Callable[[], object], repeats: int, sync: Callable[[], None], warmup: int = 2) -> float:
-    """Median wall time of ``fn()`` in seconds, after ``warmup`` untimed calls."""
+def paired_times(fn: Callable[[], object], copy: Callable[[], object], repeats: int,
+                 sync: Callable[[], None], warmup: int = 2) -> tuple[float, float]:
+    """Median wall times (s) of ``fn()`` and of ``copy()``, timed alternately.
+
+    Alternating the two makes their ratio robust to the machine getting busier or quieter
+    during the run (other jobs on a shared CPU); ``warmup`` untimed calls of each come first.
+    """
     for _ in range(warmup):
         fn()
-    sync()
-    times = []
+        copy()
+    times: dict[int, list[float]] = {0: [], 1: []}
     for _ in range(repeats):
-        sync()
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for which, f in enumerate((fn, copy)):
+            sync()
+            t0 = time.perf_counter()
+            f()
+            sync()
+            times[which].append(time.perf_counter() - t0)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def device_name(device: torch.device) -> str:
@@ -75,38 +83,38 @@ def run(device: torch.device, dtypes: list[torch.dtype], repeats: int) -> list[d
     rows: list[dict] = []
     positions = torch.arange(SHAPE[-2], device=device)
 
-    def record(impl: str, layout: str, dtype: str, dev: str, seconds: float, copy: float, nbytes: int, **extra) -> None:
+    def measure(impl: str, layout: str, dtype: str, dev: str, fn, copy, nbytes: int, sync, **extra) -> None:
+        t, t_copy = paired_times(fn, copy, repeats, sync)
         rows.append({
-            "implementation": impl, "layout": layout, "dtype": dtype, "device": dev,
-            "ms": seconds * 1e3, "ratio_to_copy": seconds / copy, "GB_per_s": 2 * nbytes / seconds / 1e9, **extra,
+            "implementation": impl, "layout": layout, "dtype": dtype, "device": dev, "ms": t * 1e3,
+            "copy_ms": t_copy * 1e3, "ratio_to_copy": t / t_copy, "GB_per_s": 2 * nbytes / t / 1e9, **extra,
         })
 
+    no_sync = lambda: None  # noqa: E731
     if torch.float32 in dtypes:  # numpy: the package's core, on the CPU, against a numpy copy
         x_np = np.random.default_rng(0).standard_normal(SHAPE, dtype=np.float32)
         pos_np = np.arange(SHAPE[-2])
-        copy_np = median_time(x_np.copy, repeats, lambda: None)
-        record("numpy copy", "-", "float32", "cpu", copy_np, copy_np, x_np.nbytes)
+        measure("numpy copy", "-", "float32", "cpu", x_np.copy, x_np.copy, x_np.nbytes, no_sync)
         for layout in rope_edu.LAYOUTS:
-            t = median_time(lambda: rope_edu.apply_rope(x_np, pos_np, layout=layout), repeats, lambda: None)
-            record("numpy apply_rope", layout, "float32", "cpu", t, copy_np, x_np.nbytes)
+            fn = lambda: rope_edu.apply_rope(x_np, pos_np, layout=layout)  # noqa: E731
+            measure("numpy apply_rope", layout, "float32", "cpu", fn, x_np.copy, x_np.nbytes, no_sync)
 
     for dtype in dtypes:
         name = str(dtype).removeprefix("torch.")
         x = torch.randn(SHAPE, generator=torch.Generator().manual_seed(0)).to(device=device, dtype=dtype)
         nbytes = x.numel() * x.element_size()
-        copy = median_time(x.clone, repeats, sync)
-        record("torch copy (clone)", "-", name, device.type, copy, copy, nbytes)
+        measure("torch copy (clone)", "-", name, device.type, x.clone, x.clone, nbytes, sync)
         for layout in torch_rope.LAYOUTS:
-            t = median_time(lambda: torch_rope.apply_rope(x, positions, layout=layout), repeats, sync)
-            record("torch eager", layout, name, device.type, t, copy, nbytes)
+            eager = lambda: torch_rope.apply_rope(x, positions, layout=layout)  # noqa: E731
+            measure("torch eager", layout, name, device.type, eager, x.clone, nbytes, sync)
             sync()
             t0 = time.perf_counter()
             out = torch_rope.apply_rope_compiled(x, positions, layout=layout)  # compiles
             sync()
             compile_s = time.perf_counter() - t0
-            torch.testing.assert_close(out, torch_rope.apply_rope(x, positions, layout=layout), rtol=1e-2, atol=1e-2)
-            t = median_time(lambda: torch_rope.apply_rope_compiled(x, positions, layout=layout), repeats, sync)
-            record("torch.compile", layout, name, device.type, t, copy, nbytes, first_call_s=compile_s)
+            torch.testing.assert_close(out, eager(), rtol=1e-2, atol=1e-2)
+            fused = lambda: torch_rope.apply_rope_compiled(x, positions, layout=layout)  # noqa: E731
+            measure("torch.compile", layout, name, device.type, fused, x.clone, nbytes, sync, first_call_s=compile_s)
     return rows
 
 
@@ -148,7 +156,8 @@ def main() -> None:
     print(f"device: {header['device']}; torch {torch.__version__}, numpy {np.__version__}; "
           f"THP_MEM_ALLOC_ENABLE={header['THP_MEM_ALLOC_ENABLE'] or 'unset'}")
     print("'x copy' = time / time of a plain copy of the same tensor on the same device;")
-    print("GB/s = 2 * x.nbytes (read x, write the result) / time\n")
+    print("GB/s = 2 * x.nbytes (read x, write the result) / time; the copy rows compare a copy with")
+    print("itself, so their distance from 1.00 shows the timing noise of this run\n")
     rows = run(device, dtypes, repeats)
     print_table(rows)
     if args.json:

@@ -18,7 +18,8 @@ __all__ = ["softmax", "causal_mask", "attention_scores", "attention"]
 def softmax(logits: Any, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax: subtracts the maximum before exponentiating.
 
-    Rows that are entirely ``-inf`` (fully masked) give zeros instead of NaN.
+    ``-inf`` marks a masked entry; rows that are entirely ``-inf`` (fully masked) give zeros
+    instead of NaN. NaN and ``+inf`` are rejected.
 
     Parameters
     ----------
@@ -33,9 +34,14 @@ def softmax(logits: Any, axis: int = -1) -> np.ndarray:
     """
     z = as_real_array(logits, "logits")
     z = z.astype(float_dtype(z.dtype), copy=False)
+    if np.isnan(z).any() or np.isposinf(z).any():
+        raise ValueError("logits must be finite or -inf (masked); got NaN or +inf")
+    if z.size == 0:
+        return z.copy()
     zmax = np.max(z, axis=axis, keepdims=True)
     zmax = np.where(np.isfinite(zmax), zmax, 0.0)
-    e = np.exp(z - zmax)
+    with np.errstate(over="ignore"):  # a gap beyond the float range: exp(-inf) = 0 is right
+        e = np.exp(z - zmax)
     total = np.sum(e, axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
@@ -61,6 +67,8 @@ def _check_qkv(q: Any, k: Any, v: Any) -> tuple[np.ndarray, np.ndarray, np.ndarr
     q = as_real_array(q, "q", min_ndim=2)
     k = as_real_array(k, "k", min_ndim=2)
     v = as_real_array(v, "v", min_ndim=2)
+    if q.shape[-1] == 0:
+        raise ValueError(f"q and k must have a non-empty last dimension (head_dim), got q.shape={q.shape}")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must have the same last dimension, got q.shape={q.shape} and k.shape={k.shape}")
     if k.shape[-2] != v.shape[-2]:
@@ -95,8 +103,10 @@ def attention_scores(q: Any, k: Any, *, causal: bool = False, mask: Any = None) 
     return _weights(q, k, causal, mask)
 
 
-def _weights(q: np.ndarray, k: np.ndarray, causal: bool, mask: Any) -> np.ndarray:
-    dtype = np.result_type(float_dtype(q.dtype), float_dtype(k.dtype))
+def _weights(q: np.ndarray, k: np.ndarray, causal: bool, mask: Any, dtype: Any = None) -> np.ndarray:
+    if not isinstance(causal, (bool, np.bool_)):
+        raise TypeError(f"causal must be True or False, got {causal!r}")
+    dtype = dtype or np.result_type(float_dtype(q.dtype), float_dtype(k.dtype))
     logits = np.matmul(q.astype(dtype, copy=False), np.swapaxes(k.astype(dtype, copy=False), -1, -2))
     logits /= np.sqrt(q.shape[-1])
     allowed = None
@@ -135,7 +145,10 @@ def attention(q: Any, k: Any, v: Any, *, causal: bool = False, mask: Any = None)
     Returns
     -------
     numpy.ndarray, shape (..., n_q, d_v)
+        In the widest floating dtype of q, k and v (float64 for integer inputs). A query whose
+        keys are all masked (or with no keys at all) gets a zero output.
     """
     q, k, v = _check_qkv(q, k, v)
-    w = _weights(q, k, causal, mask)
-    return np.matmul(w, v.astype(w.dtype, copy=False))
+    dtype = np.result_type(float_dtype(q.dtype), float_dtype(k.dtype), float_dtype(v.dtype))
+    w = _weights(q, k, causal, mask, dtype)
+    return np.matmul(w, v.astype(dtype, copy=False))

@@ -296,8 +296,10 @@ def yarn_ramp(
     Peng et al. (2023) and in Hugging Face transformers, :math:`\\gamma` falls *linearly in the pair
     index* between the two boundary indices (found from :func:`rotations`); with ``truncate`` the
     boundaries are first rounded outwards to whole pairs. The boundaries are clipped to
-    ``[0, dim - 1]`` and a zero-width ramp is widened by 0.001, again as in that code. The paper's
-    own formula is linear in :math:`r_i` instead: :func:`yarn_ramp_paper`.
+    ``[0, dim - 1]`` and a zero-width ramp is widened by 0.001, again as in that code. (One
+    consequence, kept for agreement: if even pair 0 turns fewer than ``beta_slow`` times, the
+    clipped boundaries cross and no pair is interpolated.) The paper's own formula is linear in
+    :math:`r_i` instead: :func:`yarn_ramp_paper`.
 
     Parameters
     ----------

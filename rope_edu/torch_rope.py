@@ -24,16 +24,16 @@ Precision policy, the point of chapter 8:
 * Integer ``x`` gives a result in ``torch.get_default_dtype()`` (float32 unless changed), where
   the numpy core gives float64: torch's default floating type, not numpy's.
 
-Two entry points share one implementation: :func:`apply_rope` runs eagerly (one PyTorch kernel
-per operation) and :func:`apply_rope_compiled` runs the same code through ``torch.compile``,
-which fuses angles, cos/sin and rotation into one kernel. It compiles lazily, on first call
-per layout, so importing this module stays cheap.
+Two entry points share the checks and the layout kernels of :data:`LAYOUTS`:
+:func:`apply_rope` runs them eagerly (one PyTorch kernel per operation, arranged to make few
+passes over memory) and :func:`apply_rope_compiled` runs them through ``torch.compile``, where
+they take the plain formula, which the compiler fuses with the angles and cos/sin into one loop.
+It compiles lazily, on the first call per layout, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
 import functools
-import numbers
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -56,16 +56,12 @@ __all__ = [
 #: Dtypes allowed for the angles inside :func:`apply_rope` (half precision is refused).
 ANGLE_DTYPES: tuple[torch.dtype, ...] = (torch.float32, torch.float64)
 
-_INTEGER_DTYPES = frozenset(
-    {torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64}
-)
-
-
 # --- checks: the torch counterparts of rope_edu._checks, with the same wording ---------------
 
 
 def _is_real_dtype(dtype: torch.dtype) -> bool:
-    return dtype.is_floating_point or dtype in _INTEGER_DTYPES
+    """Floating or integer: not complex, not bool."""
+    return dtype.is_floating_point or (not dtype.is_complex and dtype != torch.bool)
 
 
 def _check_tensor(x: Any, name: str = "x") -> torch.Tensor:
@@ -85,7 +81,9 @@ def _check_tensor(x: Any, name: str = "x") -> torch.Tensor:
 def _check_float_dtype(dtype: Any, name: str, allowed: tuple[torch.dtype, ...] | None = None) -> torch.dtype:
     """``dtype`` must be a floating ``torch.dtype`` (one of ``allowed`` when given)."""
     if not isinstance(dtype, torch.dtype):
-        raise TypeError(f"{name} must be a torch.dtype such as torch.float32, got {dtype!r} of type {type(dtype).__name__}")
+        raise TypeError(
+            f"{name} must be a torch.dtype such as torch.float32, got {dtype!r} of type {type(dtype).__name__}"
+        )
     if not dtype.is_floating_point:
         raise ValueError(f"{name} must be a floating dtype, got {dtype}")
     if allowed is not None and dtype not in allowed:
@@ -117,7 +115,8 @@ def _check_positions(positions: Any, shape: tuple[int, ...], name: str = "positi
             f"{name} of shape {tuple(positions.shape)} does not broadcast to x.shape[:-1] = {tuple(shape)}; "
             f"pass one position per token, e.g. shape ({shape[-1] if shape else 1},)"
         )
-    if positions.dtype.is_floating_point and positions.device.type == "cpu" and not bool(torch.isfinite(positions).all()):
+    on_cpu = positions.device.type == "cpu"
+    if positions.dtype.is_floating_point and on_cpu and not bool(torch.isfinite(positions).all()):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
     return positions
 
@@ -132,7 +131,8 @@ def _check_inv_freq(inv_freq: Any, dim: int, name: str = "inv_freq") -> torch.Te
         raise ValueError(
             f"{name} must have shape (dim // 2,) = ({dim // 2},) for dim={dim}, got shape {tuple(inv_freq.shape)}"
         )
-    if inv_freq.dtype.is_floating_point and inv_freq.device.type == "cpu" and not bool(torch.isfinite(inv_freq).all()):
+    on_cpu = inv_freq.device.type == "cpu"
+    if inv_freq.dtype.is_floating_point and on_cpu and not bool(torch.isfinite(inv_freq).all()):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
     return inv_freq
 
@@ -224,9 +224,9 @@ def _angles(pos: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
 
 
 def _cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    # Angles at (..., dim // 2) size in the dtype of pos and inv_freq (float32 or float64); cos
-    # and sin rounded once to the rotation's working dtype promote(out_dtype, float32), then
-    # broadcast over the heads by the rotation (no (seq, dim) or per-head copies).
+    # Angles at (..., seq, dim // 2) size, in the dtype of pos and inv_freq (float32 or float64),
+    # computed once per call; cos and sin rounded once to the rotation's working dtype
+    # promote(out_dtype, float32), then broadcast over the heads (never copied per head).
     work = torch.promote_types(out_dtype, torch.float32)
     angles = _angles(pos, inv_freq)
     return angles.cos().to(work), angles.sin().to(work)
@@ -235,12 +235,16 @@ def _cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype) 
 # --- layouts: one kernel each -------------------------------------------------------------
 # Both compute, for every pair (a, b) of coordinates and its angle m*theta_i,
 #     a' = a cos - b sin,   b' = a sin + b cos     (counter-clockwise, as in book/notation.md)
-# (torch.addcmul(t, u, v, value=c) is t + c*u*v: one kernel instead of two in eager mode.)
 # with cos, sin of shape (..., seq, dim // 2) broadcast against x's (..., seq, dim // 2) halves.
 # Each kernel is the whole computation after the checks (angles, cos/sin, rotation, rounding),
 # so that apply_rope_compiled can hand it to torch.compile as one function. Two separate
-# functions (not one with a layout switch) keep torch.compile's per-function recompile budget
-# (8 variants) for each layout.
+# functions (not one with a layout switch) give each layout its own torch.compile recompile
+# budget (8 variants per function).
+#
+# Eager PyTorch runs one kernel per operation, and on a CPU every fresh temporary also costs
+# page faults, so the eager branches use as few full-size operations and temporaries as they can.
+# Under torch.compile the plain formula is used: the compiler fuses it into a single loop
+# (in-place updates of views, or complex numbers, would only get in its way).
 
 
 def _complex_viewable(x: torch.Tensor) -> bool:
@@ -253,29 +257,39 @@ def _complex_viewable(x: torch.Tensor) -> bool:
     )
 
 
-def _rope_interleaved(x: torch.Tensor, pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
-    # Pairs (2i, 2i+1). Eager, x (in the working dtype float32/float64) is read in place as
-    # complex numbers and multiplied by e^{i m theta} in one kernel, as Meta's LLaMA code does.
-    # Under torch.compile (no complex code generation) and for views whose strides forbid the
-    # complex reading, the real formula is used; the compiler fuses it into one loop.
+def _rope_interleaved(
+    x: torch.Tensor, pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype
+) -> torch.Tensor:
+    # Pairs (2i, 2i+1).
     cos, sin = _cos_sin(pos, inv_freq, out_dtype)
     x = x.to(cos.dtype)  # no copy for float32/float64 x; one for half precision and integers
     if not torch.compiler.is_compiling() and _complex_viewable(x):
+        # Eager: read each pair in place as one complex number and multiply by e^{i m theta}:
+        # one kernel, one pass over memory (Meta's LLaMA code does the same).
         z = torch.view_as_complex(x.unflatten(-1, (-1, 2)))
         return torch.view_as_real(z * torch.complex(cos, sin)).flatten(-2).to(out_dtype)
     pairs = x.unflatten(-1, (-1, 2))
     xa, xb = pairs[..., 0], pairs[..., 1]
-    rotated = (torch.addcmul(xa * cos, xb, sin, value=-1), torch.addcmul(xa * sin, xb, cos))
-    return torch.stack(rotated, dim=-1).flatten(-2).to(out_dtype)
+    return torch.stack((xa * cos - xb * sin, xa * sin + xb * cos), dim=-1).flatten(-2).to(out_dtype)
 
 
-def _rope_half(x: torch.Tensor, pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
-    # Pairs (i, i + d/2): the two contiguous halves, as Hugging Face's rotate_half computes
-    # x*cos + rotate_half(x)*sin, without building (seq, dim) copies of cos and sin.
+def _rope_half(
+    x: torch.Tensor, pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype
+) -> torch.Tensor:
+    # Pairs (i, i + d/2): the two contiguous halves xa = x[..., :h], xb = x[..., h:].
     cos, sin = _cos_sin(pos, inv_freq, out_dtype)
-    xa, xb = x.to(cos.dtype).chunk(2, dim=-1)
-    rotated = (torch.addcmul(xa * cos, xb, sin, value=-1), torch.addcmul(xb * cos, xa, sin))
-    return torch.cat(rotated, dim=-1).to(out_dtype)
+    x = x.to(cos.dtype)
+    h = x.shape[-1] // 2
+    xa, xb = x[..., :h], x[..., h:]
+    if torch.compiler.is_compiling():
+        return torch.cat((xa * cos - xb * sin, xb * cos + xa * sin), dim=-1).to(out_dtype)
+    # Eager: one full-size result, out = x * [cos, cos], then the sin terms added in place into
+    # its two halves (addcmul_(u, v, value=c) adds c*u*v): three passes, one allocation. This is
+    # Hugging Face's x*cos + rotate_half(x)*sin without materialising rotate_half(x).
+    out = x * torch.cat((cos, cos), dim=-1)
+    out[..., :h].addcmul_(xb, sin, value=-1)
+    out[..., h:].addcmul_(xa, sin)
+    return out.to(out_dtype)
 
 
 @dataclass(frozen=True)

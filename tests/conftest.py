@@ -61,7 +61,7 @@ def book_build() -> subprocess.CompletedProcess:
     """Build the book exactly as `make book` does (every notebook executed, warnings are errors)."""
     shutil.rmtree(ROOT / "_build" / "html", ignore_errors=True)
     shutil.rmtree(ROOT / "_build" / ".doctrees", ignore_errors=True)
-    env = {**os.environ, "ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg"}
+    env = {**os.environ, "ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"}
     jb = Path(sys.executable).with_name("jupyter-book")
     return subprocess.run(
         [str(jb), "build", "-W", "-n", "--keep-going", str(ROOT)],

@@ -23,10 +23,10 @@ def test_bfloat16_collapses_257_to_256():
     assert s["drift_f32"] < 1e-5 and s["cos_storage_error"] <= 2.0**-9  # float32 angles: fine
 
 
-def test_float16_collapses_2049_and_overflows_above_65504():
+def test_float16_collapses_2049_and_overflows_from_65520():
     assert precision.state(2049, "float16")["stored_position"] == 2048.0
-    assert precision.state(65_504, "float16")["stored_position"] == 65_504.0
-    s = precision.state(70_000, "float16")
+    assert precision.state(65_519, "float16")["stored_position"] == 65_504.0  # largest finite float16
+    s = precision.state(65_520, "float16")
     assert s["stored_position"] == math.inf
     assert np.isnan(s["drift"]) and np.isnan(s["max_angle_error"]) and np.isnan(s["angle_error"]).all()
     assert np.isfinite(s["drift_f32"])
@@ -102,3 +102,24 @@ def test_figure_and_frames():
     assert set(controls) == {"position", "dtype"} and controls["position"].max == precision.MAX_POSITION
     fig = precision.DEMO.figure(**frames[-1])
     plt.close(fig)
+
+
+def test_errors_with_frequencies_rounded_to_bfloat16():
+    # model.to(torch.bfloat16) rounds a rotary module's inv_freq buffer; a float32 product
+    # cannot undo it: by position 4096 some pair is off by more than a radian.
+    rounded = torch_rope.frequencies(precision.DIM, dtype=torch.bfloat16)
+    err = precision.angle_errors([100, 4096], "float32", inv_freq=rounded)
+    assert err[0].max() > 0.05 and err[1].max() > 1.0
+    assert err[:, 0].max() == 0  # theta_0 = 1 is exact in bfloat16 and the product is exact
+    exact_f32 = precision.angle_errors([4096], "float32")
+    assert exact_f32.max() < 1e-3
+    cos = precision.cos_errors([100, 4096], "float32", inv_freq=rounded)
+    assert cos.shape == err.shape and np.all(cos <= err + 1e-12)  # cos has slope at most 1
+    with pytest.raises(ValueError, match="inv_freq"):
+        precision.angle_errors([1], "float32", inv_freq=torch.ones(3))
+
+
+def test_cos_errors_are_nan_where_float16_overflows():
+    cos = precision.cos_errors([65_519, 65_520], "float16")
+    assert np.isfinite(cos[0]).all() and np.isnan(cos[1]).all()
+    np.testing.assert_allclose(cos[0].max(), precision.state(65_519, "float16")["cos_error"])

@@ -28,7 +28,7 @@ from rope_edu import scaling as S  # noqa: E402
 from rope_edu.widgets import Demo  # noqa: E402
 from rope_edu.widgets import context_extension as ce  # noqa: E402
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = settings(max_examples=30, deadline=None)
 # Agreement to 1e-6, relative (an absolute 1e-6 would say nothing about the slow pairs, whose
 # frequencies are ~1e-7). transformers computes in float32, so its own error is a few 1e-7: with a
 # head dimension that is not a power of two the exponent 2i/d is rounded, which costs up to
@@ -559,6 +559,7 @@ def test_widget_state_values():
         (dict(original=0), ValueError, "original"),
         (dict(original=4096.0), TypeError, "original"),
         (dict(n_points=1), ValueError, "n_points"),
+        (dict(n_points=10.0), TypeError, "n_points"),
         (dict(dim=7), ValueError, "dim"),
     ],
 )
@@ -586,6 +587,14 @@ def test_widget_frames_figure_and_controls():
         (line,) = [ln for ln in ax_r.get_lines() if ln.get_gid() == "ratio"]
         s = ce.state("llama3", 8.0, 8192)
         np.testing.assert_allclose(line.get_ydata(), s["ratio"])
+        fig.canvas.draw()
+    finally:
+        plt.close(fig)
+    # the kernel-free animation draws on a figure without a layout engine: margins are set by hand
+    fig = plt.figure(figsize=ce.DEMO.figsize, layout="none")
+    try:
+        ce.draw(fig, **frames[-1])
+        assert fig.subplotpars.top < 1 and fig.subplotpars.bottom > 0.1
         fig.canvas.draw()
     finally:
         plt.close(fig)

@@ -224,7 +224,10 @@ def test_norms_and_relative_positions_are_preserved():
     for layout in LAYOUTS:
         qm = tr.apply_rope(q, [7], layout=layout)
         torch.testing.assert_close(qm.norm(), q.norm())
-        dots = [(tr.apply_rope(q, [5 + s], layout=layout) * tr.apply_rope(k, [3 + s], layout=layout)).sum() for s in (0, 50, 1000)]
+        dots = [
+            (tr.apply_rope(q, [5 + s], layout=layout) * tr.apply_rope(k, [3 + s], layout=layout)).sum()
+            for s in (0, 50, 1000)
+        ]
         torch.testing.assert_close(torch.stack(dots), dots[0].expand(3))
 
 

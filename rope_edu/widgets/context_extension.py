@@ -122,8 +122,10 @@ def state(
     theta = frequencies(dim, base)
     inv_freq, attention_factor = scaled_frequencies(method, dim, base, **params)
     new_context = int(round(float(factor) * original))
-    if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)) or n_points < 2:
-        raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
+    if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)):
+        raise TypeError(f"n_points must be an integer >= 2, got {n_points!r} of type {type(n_points).__name__}")
+    if n_points < 2:
+        raise ValueError(f"n_points must be an integer >= 2, got {n_points}")
     distances = np.unique(np.geomspace(1, 2 * new_context, int(n_points)).astype(np.int64))
     distances = np.concatenate([[0], distances])
     q, k = fixed_pair(dim)

@@ -27,7 +27,10 @@ from .. import torch_rope
 from .._checks import check_choice, check_positions
 from ._core import Demo
 
-__all__ = ["DTYPES", "DIM", "BASE", "X", "MAX_POSITION", "angle_errors", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = [
+    "DTYPES", "DIM", "BASE", "X", "MAX_POSITION", "FRAME_POSITIONS",
+    "angle_errors", "cos_errors", "state", "draw", "controls", "frames", "DEMO",
+]
 
 #: The dtypes the widget compares, by the name shown in its dropdown.
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -49,7 +52,21 @@ def _wrap(delta: np.ndarray) -> np.ndarray:
     return out
 
 
-def angle_errors(positions: Any, dtype: str, *, dim: int = DIM, base: float = BASE) -> np.ndarray:
+def _angles_low_and_exact(
+    positions: Any, dtype: str, inv_freq: Any, dim: int, base: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Angles computed in ``dtype`` (from ``inv_freq`` when given) and exact float64 angles."""
+    dtype = check_choice(dtype, DTYPES, "dtype")
+    pos = check_positions(positions, np.shape(positions))
+    exact_inv = frequencies(dim, base)
+    used = exact_inv if inv_freq is None else torch_rope._check_inv_freq(inv_freq, dim)
+    low = torch_rope.rope_angles(pos, used, dtype=DTYPES[dtype]).double().numpy()
+    return low, rope_angles(pos, exact_inv)
+
+
+def angle_errors(
+    positions: Any, dtype: str, *, inv_freq: Any = None, dim: int = DIM, base: float = BASE
+) -> np.ndarray:
     """Error of the angles :math:`m\\theta_i` computed in ``dtype``, against float64.
 
     Positions and frequencies are rounded to ``dtype`` and multiplied there
@@ -61,19 +78,39 @@ def angle_errors(positions: Any, dtype: str, *, dim: int = DIM, base: float = BA
     positions : array_like, shape (n,) or scalar
         Token positions.
     dtype : {"float32", "bfloat16", "float16"}
+        Dtype of the whole computation.
+    inv_freq : torch.Tensor or array_like, shape (dim // 2,), optional
+        Frequencies to start from instead of the exact ones, e.g. a copy already rounded to
+        bfloat16 by ``module.to(torch.bfloat16)``. The reference is always the exact
+        :math:`\\theta_i = b^{-2i/d}` in float64.
     dim : int, default 128
     base : float, default 10000.0
 
     Returns
     -------
     numpy.ndarray, shape (*positions.shape, dim // 2), float64
-        Radians; NaN where the angle is not finite (float16 overflows above 65 504).
+        Radians; NaN where the angle is not finite (float16 overflows from 65 520 on).
     """
-    dtype = check_choice(dtype, DTYPES, "dtype")
-    pos = check_positions(positions, np.shape(positions))
-    inv = frequencies(dim, base)
-    low = torch_rope.rope_angles(pos, inv, dtype=DTYPES[dtype]).double().numpy()
-    return _wrap(low - rope_angles(pos, inv))
+    low, exact = _angles_low_and_exact(positions, dtype, inv_freq, dim, base)
+    return _wrap(low - exact)
+
+
+def cos_errors(
+    positions: Any, dtype: str, *, inv_freq: Any = None, dim: int = DIM, base: float = BASE
+) -> np.ndarray:
+    """:math:`|\\cos \\tilde a - \\cos a|` for the angles of :func:`angle_errors` (same arguments).
+
+    The cosines are evaluated in float64 on the (rounded) angles, so this is the error the angles
+    alone cause; it never exceeds the angle error, since :math:`\\cos` has slope at most 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (*positions.shape, dim // 2), float64
+        NaN where the angle is not finite.
+    """
+    low, exact = _angles_low_and_exact(positions, dtype, inv_freq, dim, base)
+    with np.errstate(invalid="ignore"):  # cos(inf) is NaN, on purpose
+        return np.abs(np.cos(low) - np.cos(exact))
 
 
 def _drift(angles: np.ndarray, reference: np.ndarray) -> float:
@@ -94,19 +131,16 @@ def state(position: float, dtype: str = "bfloat16") -> dict[str, Any]:
         ``position`` and ``stored_position`` (the position after rounding to ``dtype``; inf when
         it overflows), ``angle_error`` and ``angle_error_f32`` (per pair, radians, shape
         (DIM // 2,), for angles in ``dtype`` and in float32), ``max_angle_error``, ``cos_error``
-        (largest :math:`|\\cos` of the ``dtype`` angle :math:`- \\cos` of the exact one:math:`|`),
+        (the largest :func:`cos_errors` over the pairs),
         ``drift`` and ``drift_f32`` (relative change of the rotated vector :data:`X`, NaN when
         the angles overflow), and ``cos_storage_error`` (largest error of float32-angle cos/sin
         after rounding them to ``dtype``: the price real implementations pay).
     """
     dtype = check_choice(dtype, DTYPES, "dtype")
     pos = float(check_positions(position, (), name="position"))
-    inv = frequencies(DIM, BASE)
-    exact = rope_angles([pos], inv)[0]
-    low = torch_rope.rope_angles([pos], inv, dtype=DTYPES[dtype]).double().numpy()[0]
-    a32 = torch_rope.rope_angles([pos], inv, dtype=torch.float32).double().numpy()[0]
-    with np.errstate(invalid="ignore"):
-        cos_error = float(np.max(np.abs(np.cos(low) - np.cos(exact))))
+    low, exact = (a[0] for a in _angles_low_and_exact([pos], dtype, None, DIM, BASE))
+    a32 = _angles_low_and_exact([pos], "float32", None, DIM, BASE)[0][0]
+    cos_error = float(np.max(cos_errors([pos], dtype)[0]))
     stored_cos = torch.from_numpy(np.cos(a32)).to(DTYPES[dtype]).double().numpy()
     stored_sin = torch.from_numpy(np.sin(a32)).to(DTYPES[dtype]).double().numpy()
     storage = max(np.max(np.abs(stored_cos - np.cos(exact))), np.max(np.abs(stored_sin - np.sin(exact))))
@@ -134,13 +168,16 @@ def draw(fig, position: float = 4096, dtype: str = "bfloat16") -> None:
     s = state(position, dtype)
     top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [3, 2]})
     pairs = np.arange(DIM // 2)
-    top.semilogy(pairs, np.maximum(s["angle_error"], _FLOOR), "o-", ms=3, color=COLORS["k"], label=f"angles in {dtype}")
+    color = COLORS["q"] if dtype == "float32" else COLORS["k"]
+    top.semilogy(pairs, np.maximum(s["angle_error"], _FLOOR), "o-", ms=3, color=color, label=f"angles in {dtype}")
     if dtype != "float32":
-        top.semilogy(pairs, np.maximum(s["angle_error_f32"], _FLOOR), "s-", ms=2, color=COLORS["q"], label="angles in float32")
+        top.semilogy(pairs, np.maximum(s["angle_error_f32"], _FLOOR), "s-", ms=2, color=COLORS["q"],
+                     label="angles in float32")
     top.axhline(np.pi, color=COLORS["grey"], ls=":", lw=1)
     top.text(DIM // 2 - 1, np.pi / 1.6, "π: pointing anywhere", ha="right", va="top", fontsize=7, color=COLORS["grey"])
     if not np.all(np.isfinite(s["angle_error"])):
-        top.text(DIM // 4, 1e-3, f"{dtype} angles are inf:\ncos and sin are NaN", ha="center", fontsize=8, color=COLORS["k"])
+        top.text(DIM // 4, 1e-3, f"{dtype} angles are inf:\ncos and sin are NaN", ha="center", fontsize=8,
+                 color=COLORS["k"])
     top.set_ylim(_FLOOR / 2, 30)
     top.yaxis.set_major_locator(FixedLocator([1e-10, 1e-7, 1e-4, 1e-1]))
     top.yaxis.set_minor_locator(NullLocator())  # few ticks: each frame draws fast
@@ -150,18 +187,21 @@ def draw(fig, position: float = 4096, dtype: str = "bfloat16") -> None:
     stored = "overflows to inf" if not np.isfinite(s["stored_position"]) else f"stored as {s['stored_position']:,.0f}"
     top.set_title(f"position m = {s['position']:,.0f} in {dtype}: {stored}", fontsize=9)
 
-    labels = [f"angles in {dtype}", "angles in float32", f"float32 angles,\ncos/sin stored in {dtype}"]
-    values = [s["drift"], s["drift_f32"], s["cos_storage_error"]]
-    colors = [COLORS["k"], COLORS["q"], COLORS["v"]]
-    heights = [np.maximum(v, _FLOOR) if np.isfinite(v) else 0.0 for v in values]
-    bottom.barh(labels, heights, color=colors, left=_FLOOR / 2)
-    for y, v in enumerate(values):
+    rows = [("angles in float32", s["drift_f32"], COLORS["q"])]
+    if dtype != "float32":  # for float32 the first two rows would be the same
+        rows.insert(0, (f"angles in {dtype}", s["drift"], COLORS["k"]))
+    rows.append((f"float32 angles,\ncos/sin stored in {dtype}", s["cos_storage_error"], COLORS["v"]))
+    ys = np.arange(len(rows))
+    heights = [max(v, _FLOOR) if np.isfinite(v) else 0.0 for _, v, _ in rows]
+    bottom.barh(ys, heights, color=[c for _, _, c in rows], left=_FLOOR / 2)
+    bottom.set_yticks(ys, [label for label, _, _ in rows])
+    bottom.set_ylim(2.5, -0.5)  # same bar height in every frame, first row on top
+    for y, (_, v, _) in zip(ys, rows):
         bottom.text(_FLOOR, y, " " + _fmt(v), va="center", fontsize=7)
     bottom.set_xscale("log")
     bottom.set_xlim(_FLOOR / 2, 10)
     bottom.xaxis.set_major_locator(FixedLocator([1e-10, 1e-7, 1e-4, 1e-1]))
     bottom.xaxis.set_minor_locator(NullLocator())
-    bottom.invert_yaxis()
     bottom.tick_params(axis="y", labelsize=7)
     bottom.set_xlabel("drift ‖R̃x − Rx‖ / ‖x‖ (cos/sin error for the last bar)")
 
@@ -173,14 +213,14 @@ def controls() -> dict[str, Any]:
     style = {"description_width": "initial"}
     return {
         "position": w.IntSlider(value=4096, min=0, max=MAX_POSITION, step=1, description="position m",
-                                continuous_update=False, style=style, layout={"width": "420px"}),
+                                style=style, layout={"width": "420px"}),
         "dtype": w.Dropdown(options=list(DTYPES), value="bfloat16", description="angles in", style=style),
     }
 
 
 #: Positions of the animation: past 256 (bfloat16 collapses), past 2048 (float16 collapses),
-#: 65 504 (float16's largest number), past it, and 100 000.
-FRAME_POSITIONS = (100, 257, 2049, 10_000, 65_504, 70_000, 100_000)
+#: 65 519 (rounds to float16's largest number, 65 504), 65 520 (overflows), and 100 000.
+FRAME_POSITIONS = (100, 257, 2049, 10_000, 65_519, 65_520, 100_000)
 
 
 def frames() -> list[dict[str, Any]]:
