@@ -24,6 +24,27 @@ def check_dim(dim: Any, name: str = "dim") -> int:
     return dim
 
 
+def check_int(value: Any, name: str, minimum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` after checking it is a (non-boolean) integer ``>= minimum``."""
+    what = "an integer" if minimum is None else f"an integer >= {minimum}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {what}, got {value!r} of type {type(value).__name__}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be {what}, got {value}")
+    return value
+
+
+def check_real(value: Any, name: str) -> float:
+    """Return ``value`` as a ``float`` after checking it is one finite real number."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value}")
+    return value
+
+
 def check_base(base: Any, name: str = "base") -> float:
     """Return ``base`` as a ``float`` after checking it is a finite real number > 1."""
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):

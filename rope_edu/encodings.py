@@ -35,13 +35,12 @@ terms (content-content, content-position, position-content, position-position).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from ._checks import as_real_array, check_base, check_dim, check_positions
+from ._checks import as_real_array, check_base, check_dim, check_int, check_positions, check_real
 from .rope import frequencies
 
 __all__ = [
@@ -60,24 +59,8 @@ __all__ = [
 # --- validation ------------------------------------------------------------------------------
 
 
-def _check_count(value: Any, name: str, *, minimum: int = 0) -> int:
-    """Return ``value`` as an ``int`` after checking it is an integer >= ``minimum``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
 
 
-def _check_scalar(value: Any, name: str) -> float:
-    """Return ``value`` as a finite ``float`` (a real scalar such as a shift ``k``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value}")
-    return value
 
 
 def _positions(n_positions: int) -> np.ndarray:
@@ -105,8 +88,8 @@ def integer_encoding(n_positions: int, dim: int = 1) -> np.ndarray:
     numpy.ndarray, shape (n_positions, dim), float64
         ``out[p, j] == p``.
     """
-    n_positions = _check_count(n_positions, "n_positions")
-    dim = _check_count(dim, "dim", minimum=1)
+    n_positions = check_int(n_positions, "n_positions", minimum=0)
+    dim = check_int(dim, "dim", minimum=1)
     return np.repeat(_positions(n_positions)[:, None], dim, axis=1)
 
 
@@ -128,8 +111,8 @@ def normalised_encoding(n_positions: int, dim: int = 1) -> np.ndarray:
     numpy.ndarray, shape (n_positions, dim), float64
         ``out[p, j] == p / (n_positions - 1)`` (0 when ``n_positions == 1``).
     """
-    n_positions = _check_count(n_positions, "n_positions")
-    dim = _check_count(dim, "dim", minimum=1)
+    n_positions = check_int(n_positions, "n_positions", minimum=0)
+    dim = check_int(dim, "dim", minimum=1)
     return integer_encoding(n_positions, dim) / max(n_positions - 1, 1)
 
 
@@ -152,11 +135,11 @@ def binary_encoding(n_positions: int, n_bits: int | None = None) -> np.ndarray:
     numpy.ndarray, shape (n_positions, n_bits), float64
         Entries 0.0 or 1.0.
     """
-    n_positions = _check_count(n_positions, "n_positions")
+    n_positions = check_int(n_positions, "n_positions", minimum=0)
     needed = max(1, (n_positions - 1).bit_length())
     if n_bits is None:
         n_bits = needed
-    n_bits = _check_count(n_bits, "n_bits", minimum=1)
+    n_bits = check_int(n_bits, "n_bits", minimum=1)
     if n_bits < needed:
         raise ValueError(
             f"n_bits={n_bits} gives only {2 ** n_bits} distinct codes for n_positions={n_positions}; "
@@ -223,7 +206,7 @@ def sinusoidal_encoding(n_positions: int, dim: int, base: float = 10000.0) -> np
     array([[0.    , 1.    ],
            [0.8415, 0.5403]])
     """
-    n_positions = _check_count(n_positions, "n_positions")
+    n_positions = check_int(n_positions, "n_positions", minimum=0)
     dim = check_dim(dim)
     base = check_base(base)
     return sinusoidal_at(_positions(n_positions), dim, base)
@@ -256,7 +239,7 @@ def shift_matrix(k: float, dim: int, base: float = 10000.0) -> np.ndarray:
     numpy.ndarray, shape (dim, dim), float64
         Orthogonal, independent of ``p``, with ``M(a) @ M(b) == M(a + b)``.
     """
-    k = _check_scalar(k, "k")
+    k = check_real(k, "k")
     dim = check_dim(dim)
     base = check_base(base)
     ang = k * frequencies(dim, base)

@@ -34,6 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._checks import (
+    check_int,
     as_real_array,
     check_base,
     check_choice,
@@ -66,13 +67,6 @@ __all__ = [
 # --- validation helpers (local to this module) ----------------------------------------------
 
 
-def _check_count(value: Any, name: str, minimum: int = 1) -> int:
-    """A (non-boolean) integer >= ``minimum``: TypeError for the wrong kind, ValueError for range."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
 
 
 def _readonly_matrix(w: Any, name: str, shape: tuple[int, int], what: str) -> np.ndarray:
@@ -129,8 +123,8 @@ class AttentionWeights:
     layer_idx: int = 0
 
     def __post_init__(self) -> None:
-        n_heads = _check_count(self.n_heads, "n_heads")
-        n_kv_heads = _check_count(self.n_kv_heads, "n_kv_heads")
+        n_heads = check_int(self.n_heads, "n_heads", minimum=1)
+        n_kv_heads = check_int(self.n_kv_heads, "n_kv_heads", minimum=1)
         if n_heads % n_kv_heads:
             raise ValueError(
                 f"n_heads ({n_heads}) must be a multiple of n_kv_heads ({n_kv_heads}): each key/value "
@@ -156,7 +150,7 @@ class AttentionWeights:
             freqs = check_inv_freq(self.inv_freq, head_dim).copy()
             freqs.flags.writeable = False
             set_(self, "inv_freq", freqs)
-        set_(self, "layer_idx", _check_count(self.layer_idx, "layer_idx", minimum=0))
+        set_(self, "layer_idx", check_int(self.layer_idx, "layer_idx", minimum=0))
 
     @property
     def hidden(self) -> int:
@@ -200,9 +194,9 @@ def init_attention_weights(
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
-    hidden = _check_count(hidden, "hidden")
-    n_heads = _check_count(n_heads, "n_heads")
-    n_kv_heads = _check_count(n_kv_heads, "n_kv_heads")
+    hidden = check_int(hidden, "hidden", minimum=1)
+    n_heads = check_int(n_heads, "n_heads", minimum=1)
+    n_kv_heads = check_int(n_kv_heads, "n_kv_heads", minimum=1)
     head_dim = check_dim(head_dim, "head_dim")
 
     def linear(out_features: int, in_features: int) -> np.ndarray:
@@ -230,7 +224,7 @@ def init_stack_weights(
     layout: str = "half",
 ) -> tuple[AttentionWeights, ...]:
     """Random weights for ``n_layers`` layers, with ``layer_idx`` 0, 1, ..., ``n_layers - 1``."""
-    n_layers = _check_count(n_layers, "n_layers")
+    n_layers = check_int(n_layers, "n_layers", minimum=1)
     return tuple(
         init_attention_weights(rng, hidden, n_heads, n_kv_heads, head_dim, base=base, layout=layout, layer_idx=i)
         for i in range(n_layers)
@@ -273,14 +267,14 @@ class KVCache:
             arr = np.array(arr, dtype=float_dtype(arr.dtype))
             arr.flags.writeable = False
             set_(self, name, arr)
-        set_(self, "layer_idx", _check_count(self.layer_idx, "layer_idx", minimum=0))
+        set_(self, "layer_idx", check_int(self.layer_idx, "layer_idx", minimum=0))
 
     @classmethod
     def empty(cls, weights: AttentionWeights, batch: int = 1, dtype: Any = np.float64) -> "KVCache":
         """An empty cache (length 0) for the layer ``weights`` and ``batch`` sequences."""
         if not isinstance(weights, AttentionWeights):
             raise TypeError(f"weights must be AttentionWeights, got {type(weights).__name__}")
-        batch = _check_count(batch, "batch")
+        batch = check_int(batch, "batch", minimum=1)
         shape = (batch, weights.n_kv_heads, 0, weights.head_dim)
         return cls(np.empty(shape, dtype=dtype), np.empty(shape, dtype=dtype), weights.layer_idx)
 
@@ -347,7 +341,7 @@ def split_heads(x: Any, n_heads: int) -> np.ndarray:
     ``view(B, S, -1, D).transpose(1, 2)``.
     """
     x = as_real_array(x, "x", min_ndim=3)
-    n_heads = _check_count(n_heads, "n_heads")
+    n_heads = check_int(n_heads, "n_heads", minimum=1)
     if x.ndim != 3 or x.shape[-1] % n_heads:
         raise ValueError(f"x must have shape (batch, seq, n_heads * head_dim) with n_heads={n_heads}, got {x.shape}")
     b, s, f = x.shape
@@ -372,7 +366,7 @@ def repeat_kv(x: Any, n_rep: int) -> np.ndarray:
     x = as_real_array(x, "x", min_ndim=4)
     if x.ndim != 4:
         raise ValueError(f"x must have shape (batch, n_kv_heads, length, head_dim), got {x.shape}")
-    n_rep = _check_count(n_rep, "n_rep")
+    n_rep = check_int(n_rep, "n_rep", minimum=1)
     return x if n_rep == 1 else np.repeat(x, n_rep, axis=1)
 
 
@@ -383,7 +377,7 @@ def default_positions(n_new: int, cache: KVCache | None = None) -> np.ndarray:
     Right when every sequence of the batch has all its tokens in the cache (no padding); with
     left padding, use :func:`positions_from_padding` and continue each row from its own count.
     """
-    n_new = _check_count(n_new, "n_new", minimum=0)
+    n_new = check_int(n_new, "n_new", minimum=0)
     offset = 0 if cache is None else cache.length
     return np.arange(offset, offset + n_new, dtype=np.int64)
 

@@ -10,13 +10,12 @@ without drawing.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 from matplotlib.patches import Arc, Circle
 
-from .._checks import as_real_array, check_positions
+from .._checks import as_real_array, check_positions, check_real
 from ..plots import COLORS
 from ..rope import apply_rope
 from ._core import Demo
@@ -28,14 +27,6 @@ Q = np.array([1.0, 0.3])
 K = np.array([0.6, 0.8])
 
 
-def _real_scalar(value: Any, name: str) -> float:
-    """Return ``value`` as a ``float`` after checking it is one finite real number."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value}")
-    return value
 
 
 def _wrap(angle: float) -> float:
@@ -80,7 +71,7 @@ def rotate2d(v: Any, position: Any, theta: float) -> np.ndarray:
     if v.shape[-1] != 2:
         raise ValueError(f"v must have shape (..., 2) (2-D vectors), got shape {v.shape}")
     check_positions(position, v.shape[:-1], name="position")
-    theta = _real_scalar(theta, "theta")
+    theta = check_real(theta, "theta")
     return apply_rope(v, position, inv_freq=[theta])
 
 
@@ -106,9 +97,9 @@ def state(m: float, n: float, theta: float, q: Any = Q, k: Any = K) -> dict[str,
         ``angle_between``: the signed angle from ``k_n`` to ``q_m`` in :math:`(-\\pi, \\pi]`,
         so that ``dot == |q| |k| cos(angle_between)`` (NaN when ``q`` or ``k`` is zero).
     """
-    m = _real_scalar(m, "m")
-    n = _real_scalar(n, "n")
-    theta = _real_scalar(theta, "theta")
+    m = check_real(m, "m")
+    n = check_real(n, "n")
+    theta = check_real(theta, "theta")
     for name, vec in (("q", q), ("k", k)):
         if np.shape(vec) != (2,):
             raise ValueError(f"{name} must have shape (2,), got shape {np.shape(vec)}")

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from matplotlib.patches import Arc, Circle
 
+from .._checks import check_int
 from ..encodings import shift_matrix, sinusoidal_at
 from ..plots import COLORS
 from ..rope import frequencies
@@ -24,10 +25,6 @@ DIM = 8        #: four pairs, four circles
 BASE = 100.0   #: θ_i = 100**(-2i/8): 1, 0.32, 0.1, 0.03 rad per position
 
 
-def _check_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    return int(value)
 
 
 def state(p: int, k: int) -> dict[str, Any]:
@@ -42,7 +39,7 @@ def state(p: int, k: int) -> dict[str, Any]:
         ``angle_p`` and ``angle_pk`` (shape (DIM // 2,): polar angle of each pair's point,
         measured counter-clockwise from the first coordinate's axis, in radians).
     """
-    p, k = _check_int(p, "p"), _check_int(k, "k")
+    p, k = check_int(p, "p"), check_int(k, "k")
     pe_p = sinusoidal_at(p, DIM, BASE)
     pe_pk = sinusoidal_at(p + k, DIM, BASE)
     shifted = shift_matrix(k, DIM, BASE) @ pe_p
