@@ -85,9 +85,9 @@ def page_reports(built_book, site_url, browser):
         report = {"console": [], "failed": [], "foreign": [], "math": 0, "mjx": 0, "sliders": []}
         page = context.new_page()
 
-        def route(r, report=report):
-            if urlparse(r.request.url).netloc not in (host, ""):
-                report["foreign"].append(r.request.url)
+        def route(r, request, report=report):
+            if urlparse(request.url).netloc not in (host, ""):
+                report["foreign"].append(request.url)
                 return r.abort()
             return r.continue_()
 
@@ -96,7 +96,10 @@ def page_reports(built_book, site_url, browser):
         page.on("pageerror", lambda e, report=report: report["console"].append(str(e)))
         page.on("requestfailed", lambda r, report=report: report["failed"].append(f"{r.url} {r.failure}"))
         page.on("response", lambda r, report=report: r.status >= 400 and report["failed"].append(f"{r.url} {r.status}"))
-        page.goto(f"{site_url}/{name}", wait_until="load")
+        try:
+            page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
+        except Exception as exc:  # recorded, so one bad page does not hide the others
+            report["console"].append(f"page did not load: {exc}")
         report["math"] = page.locator(".math").count()
         if report["math"]:
             try:

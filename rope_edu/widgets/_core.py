@@ -75,9 +75,12 @@ class Demo:
     defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def figure(self, **params: Any) -> Figure:
-        """One static frame for the given parameters (used by tests and by the notebooks)."""
-        values = {name: w.value for name, w in self.controls().items()}
-        return render(self.draw, {**values, **self.defaults, **params}, self.figsize)
+        """One static frame; parameters not given take ``draw``'s defaults.
+
+        Creates no ipywidgets (a widget created while the book is built would pull the
+        ipywidgets JavaScript from a CDN into the page).
+        """
+        return render(self.draw, {**self.defaults, **params}, self.figsize)
 
     def widget(self):
         """The live widget: controls above, a plot redrawn by the kernel on every change."""
