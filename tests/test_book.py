@@ -159,3 +159,12 @@ def test_animation_sliders_change_frames(page_reports):
         assert page_reports[f"notebooks/{stem}.html"]["sliders"], f"{stem}: no kernel-free animation on the page"
     bad = [(p, s) for p, s in sliders if not s["changed"] or s["frames"] < 2]
     assert sliders and not bad, bad
+
+
+def test_pages_have_a_local_favicon(built_book):
+    """Browsers ask for /favicon.ico unless the page names an icon; ours is served by the site."""
+    for page in _pages(built_book):
+        html = (built_book / page).read_text(encoding="utf-8")
+        match = re.search(r'<link rel="icon" href="([^"]+)"', html)
+        assert match, page
+        assert (built_book / page).parent.joinpath(match.group(1)).resolve().exists(), (page, match.group(1))
