@@ -43,10 +43,25 @@ def test_book_builds(book_build):
     assert (ROOT / "_build/html/index.html").exists()
 
 
+def _is_redirect(path: Path) -> bool:
+    return 'http-equiv="Refresh"' in path.read_text(encoding="utf-8")
+
+
 def _pages(html_root: Path) -> list[str]:
-    pages = sorted(p.relative_to(html_root).as_posix() for p in html_root.rglob("*.html") if "_static" not in p.parts)
-    assert "index.html" in pages
+    """Every real page of the site (not Jupyter Book's index.html stub that redirects to the intro)."""
+    pages = sorted(
+        p.relative_to(html_root).as_posix()
+        for p in html_root.rglob("*.html")
+        if "_static" not in p.parts and not _is_redirect(p)
+    )
+    assert "book/intro.html" in pages
     return pages
+
+
+def test_index_redirects_to_the_intro(built_book):
+    html = (built_book / "index.html").read_text(encoding="utf-8")
+    target = re.search(r'http-equiv="Refresh" content="0; url=([^"]+)"', html).group(1)
+    assert (built_book / target).exists(), target
 
 
 def test_launch_buttons(built_book):
@@ -75,6 +90,34 @@ def test_no_external_assets_in_html(built_book):
 # --- in a real browser ----------------------------------------------------------------------
 
 
+def _inspect_page(page, url: str, report: dict) -> None:
+    page.goto(url, wait_until="load", timeout=60_000)
+    report["math"] = page.locator(".math").count()
+    if report["math"]:
+        try:
+            page.wait_for_selector("mjx-container", timeout=20_000)
+        except Exception:
+            pass
+        page.wait_for_timeout(300)
+        report["mjx"] = page.locator("mjx-container").count()
+        report["raw_tex"] = page.evaluate(
+            "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')"
+            " && e.tagName !== 'MJX-CONTAINER').length"
+        )
+    report["sliders"] = page.evaluate(
+        """() => [...document.querySelectorAll('input.anim-slider')].map(s => {
+            const id = s.id.replace('_anim_slider', '');
+            const img = document.getElementById('_anim_img' + id);
+            const before = img.src;
+            const max = parseInt(s.max);
+            s.value = String(max);
+            s.dispatchEvent(new Event('input', {bubbles: true}));
+            const after = img.src;
+            return {id, frames: max + 1, changed: before !== after};
+        })"""
+    )
+
+
 @pytest.fixture(scope="module")
 def page_reports(built_book, site_url, browser):
     """Open every page in headless Chromium; record console errors, failed and foreign requests."""
@@ -97,33 +140,9 @@ def page_reports(built_book, site_url, browser):
         page.on("requestfailed", lambda r, report=report: report["failed"].append(f"{r.url} {r.failure}"))
         page.on("response", lambda r, report=report: r.status >= 400 and report["failed"].append(f"{r.url} {r.status}"))
         try:
-            page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
+            _inspect_page(page, f"{site_url}/{name}", report)
         except Exception as exc:  # recorded, so one bad page does not hide the others
-            report["console"].append(f"page did not load: {exc}")
-        report["math"] = page.locator(".math").count()
-        if report["math"]:
-            try:
-                page.wait_for_selector("mjx-container", timeout=20_000)
-            except Exception:
-                pass
-            page.wait_for_timeout(300)
-            report["mjx"] = page.locator("mjx-container").count()
-            report["raw_tex"] = page.evaluate(
-                "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')"
-                " && e.tagName !== 'MJX-CONTAINER').length"
-            )
-        report["sliders"] = page.evaluate(
-            """() => [...document.querySelectorAll('input.anim-slider')].map(s => {
-                const id = s.id.replace('_anim_slider', '');
-                const img = document.getElementById('_anim_img' + id);
-                const before = img.src;
-                const max = parseInt(s.max);
-                s.value = String(max);
-                s.dispatchEvent(new Event('input', {bubbles: true}));
-                const after = img.src;
-                return {id, frames: max + 1, changed: before !== after};
-            })"""
-        )
+            report["console"].append(f"page could not be inspected: {exc}")
         page.close()
         reports[name] = report
     context.close()
@@ -165,8 +184,6 @@ def test_pages_have_a_local_favicon(built_book):
     """Browsers ask for /favicon.ico unless the page names an icon; ours is served by the site."""
     for page in _pages(built_book):
         html = (built_book / page).read_text(encoding="utf-8")
-        if 'http-equiv="Refresh"' in html:  # Jupyter Book's index.html stub that redirects to the intro
-            continue
         match = re.search(r'<link rel="icon" href="([^"]+)"', html)
         assert match, page
         assert (built_book / page).parent.joinpath(match.group(1)).resolve().exists(), (page, match.group(1))
