@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_dim, check_inv_freq
+from ._checks import check_base, check_choice, check_dim, check_inv_freq, check_real
 from .rope import frequencies
 
 __all__ = [
@@ -66,17 +66,10 @@ LLAMA_3_1: dict[str, Any] = {
 # --- parameter checks ------------------------------------------------------------------------
 
 
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
 
 
 def _factor(value: Any, name: str = "factor") -> float:
-    value = _real(value, name)
+    value = check_real(value, name)
     if value < 1.0:
         raise ValueError(
             f"{name} must be >= 1 (the new context is factor times the original one), got {value}"
@@ -85,7 +78,7 @@ def _factor(value: Any, name: str = "factor") -> float:
 
 
 def _positive(value: Any, name: str) -> float:
-    value = _real(value, name)
+    value = check_real(value, name)
     if value <= 0.0:
         raise ValueError(f"{name} must be > 0, got {value}")
     return value
