@@ -37,8 +37,11 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# JupyterLab refuses to run as root without --allow-root (containers, CI machines).
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(LAB_ROOT) notebooks/
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_apply_rope.py
