@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from rope_edu import rotation_matrix  # noqa: E402
-from rope_edu.widgets import Demo  # noqa: E402
 from rope_edu.widgets import rotation2d as r2d  # noqa: E402
 
 positions = st.integers(min_value=-1000, max_value=1000)
@@ -148,14 +142,9 @@ def test_state_defaults_and_values():
     assert s["angle_between"] == pytest.approx(expected)
 
 
-def test_state_zero_vector_has_no_angle_but_draws():
+def test_state_zero_vector_has_no_angle():
     s = r2d.state(2, 1, 0.5, q=[0.0, 0.0])
     assert np.isnan(s["angle_between"]) and s["dot"] == 0.0 and s["g"] == 0.0
-    fig = r2d.DEMO.figure(q=np.zeros(2), k=np.zeros(2))
-    try:
-        fig.canvas.draw()
-    finally:
-        plt.close(fig)
 
 
 def test_state_changes_when_only_one_position_moves():
@@ -177,70 +166,28 @@ def test_state_bad_input(kwargs, error, match):
         r2d.state(**kwargs)
 
 
-# --- frames, figure, controls ---------------------------------------------------------------
+# --- the figure ------------------------------------------------------------------------------
 
 
-def test_frames_together_then_apart():
-    frames = r2d.frames()
-    assert 12 <= len(frames) <= 30
-    half = len(frames) // 2
-    together, apart = frames[:half], frames[half:]
-    dots_together = [r2d.state(f["m"], f["n"], f["theta"])["dot"] for f in together]
-    dots_apart = [r2d.state(f["m"], f["n"], f["theta"])["dot"] for f in apart]
-    # m and n shifted together: the same relative position, the same dot product ...
-    assert len({f["m"] - f["n"] for f in together}) == 1
-    assert len({(f["m"], f["n"]) for f in together}) == len(together)
-    np.testing.assert_allclose(dots_together, dots_together[0], atol=1e-12)
-    # ... then one position moves: the dot product changes from frame to frame.
-    assert len({f["m"] for f in apart}) == 1
-    assert np.all(np.abs(np.diff(dots_apart)) > 1e-3)
-    for f in frames:
-        assert set(f) <= {"m", "n", "theta", "q", "k", "note"}
+def test_figure_controls_and_defaults():
+    assert r2d.DEMO.name == "rotation2d"
+    assert [c.name for c in r2d.DEMO.controls] == ["m", "n", "s", "theta"]
+    assert r2d.DEMO.defaults == {"m": 3, "n": 1, "s": 0, "theta": 0.5}
 
 
-def test_demo_is_a_demo_and_figure_draws_title():
-    assert isinstance(r2d.DEMO, Demo)
-    fig = r2d.DEMO.figure(m=5, n=2, theta=0.25)
-    try:
-        (ax,) = fig.axes
-        s = r2d.state(5, 2, 0.25)
-        title = ax.get_title()
-        assert "m − n = 3" in title
-        assert f"{s['dot']:+.4f}" in title
-        assert "θ = 0.25 rad" in title
-        assert ax.get_xlabel() and ax.get_ylabel()
-        # two faded originals and two rotated arrows
-        assert len(ax.collections) == 4
-        fig.canvas.draw()
-    finally:
-        plt.close(fig)
+@FAST
+@given(m=st.integers(0, 24), n=st.integers(0, 24), s=st.integers(0, 40), theta=st.floats(0, 3.14))
+def test_readouts_shift_changes_positions_not_the_dot_product(m, n, s, theta):
+    r = r2d.readouts(m=m, n=n, s=s, theta=theta)
+    r0 = r2d.readouts(m=m, n=n, s=0, theta=theta)
+    assert (r["m_total"], r["n_total"]) == (m + s, n + s)
+    np.testing.assert_allclose(r["dot"], r0["dot"], atol=1e-12)
+    np.testing.assert_allclose(r["dot"], r["g"], atol=1e-12)
+    np.testing.assert_allclose(r["angle_q"], (m + s) * theta)
 
 
-def test_figure_with_note_and_zero_theta():
-    fig = r2d.DEMO.figure(**{**r2d.frames()[0], "theta": 0.0})
-    try:
-        assert r2d.frames()[0]["note"] in fig.axes[0].get_title()
-        fig.canvas.draw()
-    finally:
-        plt.close(fig)
-
-
-def test_controls_have_m_n_theta_sliders():
-    import ipywidgets as w
-
-    ctl = r2d.controls()
-    assert set(ctl) == {"m", "n", "theta"}
-    assert isinstance(ctl["m"], w.IntSlider) and isinstance(ctl["n"], w.IntSlider)
-    assert isinstance(ctl["theta"], w.FloatSlider)
-    assert ctl["theta"].min == 0.0 and ctl["theta"].max == pytest.approx(np.pi)
-    # the default slider values draw the same figure as the function defaults
-    assert (ctl["m"].value, ctl["n"].value, ctl["theta"].value) == (3, 1, 0.5)
-
-
-def test_live_widget_builds_with_its_sliders():
-    # (the kernel-free animation is rendered and checked by the book build and browser test)
-    box = r2d.DEMO.widget()
-    assert "rope-edu-demo" in box._dom_classes
-    sliders = box.children[0].children
-    assert [s.description.split()[0] for s in sliders] == ["m", "n", "θ"]
-    plt.close("all")
+def test_live_widget_has_one_trait_per_control():
+    w = r2d.DEMO.widget(m=7)
+    assert (w.m, w.n, w.s, w.theta) == (7, 1, 0, 0.5)
+    assert w._name == "rotation2d" and [c["name"] for c in w._controls] == ["m", "n", "s", "theta"]
+    np.testing.assert_allclose(w._data["q"], r2d.Q)

@@ -1,34 +1,45 @@
-"""One pattern for every interactive figure in the book.
+"""One engine for every interactive figure in the book.
 
-A :class:`Demo` is a drawing function plus the controls that drive it. The same drawing
-function gives
+A :class:`Figure` is a set of controls (sliders, drop-downs, check boxes), some data computed
+by ``rope_edu`` in Python, and one small ES module (``js/<name>.js``) that draws the figure as
+SVG in the reader's browser and writes its readouts as text. The same module runs
 
-* :meth:`Demo.widget`: a live ipywidgets control panel whose plot is redrawn by the kernel
-  (JupyterLab, Notebook 7, VS Code, Colab);
-* :meth:`Demo.animation`: a kernel-free matplotlib ``to_jshtml`` player, with a slider over
-  precomputed frames, for the static book (no server, no request to any other host);
-* :meth:`Demo.show`: the widget in a live kernel, the animation while the book is being built
-  (``make book`` sets the environment variable :data:`STATIC_ENV`), so a reader never meets a
-  slider that does nothing.
+* live in a notebook (JupyterLab 4, Notebook 7, VS Code, Colab) as an `anywidget
+  <https://anywidget.dev>`_ widget: the browser redraws on every control change, and the
+  control values are synced back to the kernel (``fig.widget().m`` reads the slider);
+* in the static book, with no kernel: :meth:`Figure.html` writes a placeholder element that the
+  site's loader (``js/loader.js``, served from ``_static/rope_figures/`` by ``_ext/rope_figures.py``)
+  mounts with a small stand-in for the widget model.
+
+Both start from the same default state and show the same controls and readouts.
+:meth:`Figure.show` picks the live widget in a kernel and the static markup while ``make book``
+builds the site (``ROPE_EDU_STATIC=1``). :meth:`Figure.readouts` computes, in Python, the numbers
+the figure prints; the browser tests compare the page's readouts with it.
 """
 
 from __future__ import annotations
 
+import html as _html
+import json
+import math
+import numbers
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-import matplotlib as mpl
-import matplotlib.pyplot as plt
-from matplotlib.animation import FuncAnimation
-from matplotlib.figure import Figure
+import numpy as np
 
-from ..plots import STYLE, strip_external_links
+from ..plots import COLORS
 
-__all__ = ["STATIC_ENV", "static_mode", "Demo", "render"]
+__all__ = ["STATIC_ENV", "JS_DIR", "static_mode", "Control", "Figure", "bundle", "to_json"]
 
-#: Set to ``"1"`` by ``make book``: notebooks then show kernel-free animations, not widgets.
+#: Set to ``"1"`` by ``make book``: :meth:`Figure.show` then writes static markup, not a widget.
 STATIC_ENV = "ROPE_EDU_STATIC"
+
+#: Folder of the figures' ES modules, the shared ``core.js``, ``loader.js`` and ``figures.css``.
+JS_DIR = Path(__file__).with_name("js")
 
 
 def static_mode() -> bool:
@@ -36,101 +47,240 @@ def static_mode() -> bool:
     return os.environ.get(STATIC_ENV, "") == "1"
 
 
-def render(draw: Callable[..., Any], params: Mapping[str, Any], figsize: tuple[float, float]) -> Figure:
-    """Draw one frame: a new styled figure, ``draw(fig, **params)``; returns the figure."""
-    with mpl.rc_context(STYLE):
-        fig = plt.figure(figsize=figsize)
-        draw(fig, **params)
-    return fig
+_KINDS = ("range", "select", "checkbox")
 
 
 @dataclass(frozen=True)
-class Demo:
-    """An interactive figure: ``draw(fig, **params)`` and the controls that set ``params``.
+class Control:
+    """One control of a figure; the browser builds it from :meth:`spec`.
 
     Parameters
     ----------
-    draw : callable
-        ``draw(fig, **params)`` fills an empty :class:`~matplotlib.figure.Figure`. It must depend
-        only on its arguments (pure), so the live widget and every animation frame agree.
-    controls : callable
-        ``controls() -> dict[name, ipywidgets.ValueWidget]``; built on demand so that importing
-        the package does not import ipywidgets.
-    frames : callable
-        ``frames() -> list[dict]``: the parameter sets of the kernel-free animation, in order.
-    figsize : (float, float)
-        Figure size in inches.
-    dpi : int
-        Resolution of the animation frames (keeps the page small).
-    interval : int
-        Milliseconds between animation frames when playing.
+    name : str
+        The parameter it sets (a key of the figure's state, a trait of the live widget).
+    label : str
+        Text of its ``<label>`` (what a screen reader announces).
+    value : int, float, str or bool
+        Default value, the same in the live widget and in the static book.
+    kind : {"range", "select", "checkbox"}
+        Slider, drop-down or check box.
+    min, max, step : float, optional
+        Range of a slider (all three required for ``kind="range"``). A slider whose ``value``,
+        ``min`` and ``step`` are all integers holds integers.
+    options : sequence of str, optional
+        Choices of a drop-down.
+    digits : int
+        Decimals shown next to a slider.
     """
 
-    draw: Callable[..., Any]
-    controls: Callable[[], dict[str, Any]]
-    frames: Callable[[], Sequence[Mapping[str, Any]]]
-    figsize: tuple[float, float] = (6.0, 4.0)
-    dpi: int = 72
-    interval: int = 250
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    name: str
+    label: str
+    value: Any
+    kind: str = "range"
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    options: Sequence[str] = ()
+    digits: int = 0
 
-    def figure(self, **params: Any) -> Figure:
-        """One static frame; parameters not given take ``draw``'s defaults.
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier() or self.name.startswith("_"):
+            raise ValueError(f"Control name must be a public Python identifier, got {self.name!r}")
+        if self.kind not in _KINDS:
+            raise ValueError(f"Control {self.name!r}: kind must be one of {_KINDS}, got {self.kind!r}")
+        if self.kind == "range":
+            for attr in ("min", "max", "step"):
+                if not isinstance(getattr(self, attr), numbers.Real):
+                    raise ValueError(f"Control {self.name!r}: a range needs a numeric {attr}")
+            if not (self.min <= self.value <= self.max) or self.step <= 0:
+                raise ValueError(
+                    f"Control {self.name!r}: need min <= value <= max and step > 0, got "
+                    f"min={self.min}, value={self.value}, max={self.max}, step={self.step}"
+                )
+        elif self.kind == "select":
+            if self.value not in self.options:
+                raise ValueError(f"Control {self.name!r}: value {self.value!r} is not one of options {list(self.options)}")
+        elif not isinstance(self.value, bool):
+            raise ValueError(f"Control {self.name!r}: a checkbox value must be True or False")
 
-        Creates no ipywidgets (a widget created while the book is built would pull the
-        ipywidgets JavaScript from a CDN into the page).
-        """
-        return render(self.draw, {**self.defaults, **params}, self.figsize)
+    @property
+    def integer(self) -> bool:
+        """A slider over integers (value, min and step all integral)."""
+        return self.kind == "range" and all(float(v).is_integer() for v in (self.value, self.min, self.step))
 
-    def widget(self):
-        """The live widget: controls above, a plot redrawn by the kernel on every change."""
-        import ipywidgets as widgets
-        from IPython.display import display
+    def coerce(self, value: Any) -> Any:
+        """``value`` checked against this control (type, range, options) and converted."""
+        if self.kind == "checkbox":
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{self.name} must be True or False, got {value!r}")
+            return bool(value)
+        if self.kind == "select":
+            if value not in self.options:
+                raise ValueError(f"{self.name} must be one of {list(self.options)}, got {value!r}")
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{self.name} must be a real number, got {value!r} of type {type(value).__name__}")
+        if not (self.min <= value <= self.max):
+            raise ValueError(f"{self.name} must lie in [{self.min}, {self.max}] (the slider's range), got {value}")
+        return int(value) if self.integer else float(value)
 
-        controls = self.controls()
-        out = widgets.Output()
+    def spec(self) -> dict[str, Any]:
+        """JSON description the browser builds the control from."""
+        out: dict[str, Any] = {"name": self.name, "label": self.label, "kind": self.kind, "value": self.value}
+        if self.kind == "range":
+            out.update(min=self.min, max=self.max, step=self.step, digits=self.digits, integer=self.integer)
+        elif self.kind == "select":
+            out["options"] = list(self.options)
+        return out
 
-        def redraw(**values: Any) -> None:
-            fig = render(self.draw, {**self.defaults, **values}, self.figsize)
-            with out:
-                out.clear_output(wait=True)
-                display(fig)
-            plt.close(fig)
 
-        def on_change(_change: Any = None) -> None:
-            redraw(**{name: w.value for name, w in controls.items()})
+def to_json(value: Any) -> Any:
+    """``value`` with numpy arrays and scalars turned into lists and Python numbers (NaN -> None)."""
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_json(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value
 
-        for w in controls.values():
-            w.observe(on_change, names="value")
-        on_change()
-        box = widgets.VBox([widgets.HBox(list(controls.values()), layout={"flex_flow": "row wrap"}), out])
-        box.add_class("rope-edu-demo")
-        return box
 
-    def animation(self):
-        """The kernel-free counterpart: an HTML player (slider, play buttons) over :meth:`frames`."""
-        from IPython.display import HTML
+@lru_cache(maxsize=None)
+def bundle(name: str) -> str:
+    """The ES module of figure ``name``: the book's colours, ``core.js``, then ``<name>.js``.
 
-        frames = list(self.frames())
-        if not frames:
-            raise ValueError("frames() returned no frames; an animation needs at least one")
-        with mpl.rc_context({**STYLE, "savefig.dpi": self.dpi}):
-            fig = plt.figure(figsize=self.figsize, dpi=self.dpi)
-            # FuncAnimation asks for a redraw after each frame and then saves it, which renders
-            # every frame twice; saving alone is enough for a recorded animation.
-            fig.canvas.draw_idle = lambda *args, **kwargs: None
+    One self-contained module (no imports), so anywidget can load it from a string and the static
+    site can serve it as one file: the same bytes run in both places.
+    """
+    path = JS_DIR / f"{name}.js"
+    if not path.is_file():
+        raise ValueError(f"no figure module {path.name} in {JS_DIR}")
+    colours = f"const COLORS = {json.dumps(COLORS)};\n"
+    return colours + (JS_DIR / "core.js").read_text(encoding="utf-8") + "\n" + path.read_text(encoding="utf-8")
 
-            def update(i: int) -> list:
-                fig.clear()
-                with mpl.rc_context(STYLE):
-                    self.draw(fig, **{**self.defaults, **frames[i]})
-                return []
 
-            anim = FuncAnimation(fig, update, frames=len(frames), interval=self.interval, blit=False)
-            html = anim.to_jshtml(fps=None, embed_frames=True, default_mode="once")
-        plt.close(fig)
-        return HTML(strip_external_links(html))
+@lru_cache(maxsize=None)
+def _css() -> str:
+    return (JS_DIR / "figures.css").read_text(encoding="utf-8")
 
-    def show(self):
-        """The widget in a live kernel; the animation while the static book is built."""
-        return self.animation() if static_mode() else self.widget()
+
+@lru_cache(maxsize=None)
+def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
+    """An anywidget class for figure ``name``: one synced trait per control."""
+    import anywidget
+    import traitlets
+
+    traits: dict[str, Any] = {}
+    for c in controls:
+        if c.kind == "checkbox":
+            traits[c.name] = traitlets.Bool(c.value).tag(sync=True)
+        elif c.kind == "select":
+            traits[c.name] = traitlets.Unicode(c.value).tag(sync=True)
+        elif c.integer:
+            traits[c.name] = traitlets.Int(int(c.value)).tag(sync=True)
+        else:
+            traits[c.name] = traitlets.Float(float(c.value)).tag(sync=True)
+    traits.update(
+        _esm=bundle(name),
+        _css=_css(),
+        _name=traitlets.Unicode(name).tag(sync=True),
+        _title=traitlets.Unicode("").tag(sync=True),
+        _controls=traitlets.List().tag(sync=True),
+        _data=traitlets.Dict().tag(sync=True),
+        _defaults=traitlets.Dict().tag(sync=True),
+    )
+    return type(f"{name.title().replace('_', '')}Figure", (anywidget.AnyWidget,), traits)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An interactive figure drawn in the browser by ``js/<name>.js``.
+
+    Parameters
+    ----------
+    name : str
+        Name of the ES module in :data:`JS_DIR` (without ``.js``).
+    controls : sequence of Control
+        The figure's controls, in the order they are shown.
+    data : callable, optional
+        ``data() -> dict``: everything the drawing needs that ``rope_edu`` computes (tables,
+        frequencies, vectors), sent to the browser once as JSON. Called on each display.
+    readouts : callable, optional
+        ``readouts(**state) -> dict[str, float]``: the numbers the figure prints, by readout name,
+        computed in Python for a state (a value for every control). The browser tests compare
+        them with the page.
+    title : str
+        Accessible name of the figure (``aria-label``).
+    """
+
+    name: str
+    controls: Sequence[Control]
+    data: Callable[[], Mapping[str, Any]] | None = None
+    readouts: Callable[..., Mapping[str, float]] | None = None
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.controls]
+        if len(set(names)) != len(names):
+            raise ValueError(f"figure {self.name!r}: control names must be unique, got {names}")
+        object.__setattr__(self, "controls", tuple(self.controls))
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The default state: each control's default value."""
+        return {c.name: c.value for c in self.controls}
+
+    def state(self, **overrides: Any) -> dict[str, Any]:
+        """The default state with ``overrides`` applied (each checked against its control)."""
+        by_name = {c.name: c for c in self.controls}
+        unknown = set(overrides) - set(by_name)
+        if unknown:
+            raise ValueError(f"figure {self.name!r} has no control named {sorted(unknown)}; controls: {list(by_name)}")
+        state = self.defaults
+        state.update({k: by_name[k].coerce(v) for k, v in overrides.items()})
+        return state
+
+    def _payload(self, **overrides: Any) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "controls": [c.spec() for c in self.controls],
+            "defaults": self.defaults,
+            "state": self.state(**overrides),
+            "data": to_json(self.data() if self.data else {}),
+        }
+
+    def widget(self, **overrides: Any):
+        """The live widget (anywidget): the same drawing code as the static book, redrawn in the
+        browser; control values are synced to the returned object's traits."""
+        payload = self._payload(**overrides)
+        cls = _widget_class(self.name, self.controls)
+        return cls(
+            _controls=payload["controls"], _data=payload["data"], _defaults=payload["defaults"],
+            _title=self.title, **payload["state"],
+        )
+
+    def html(self, **overrides: Any) -> str:
+        """Static markup: a placeholder the site's loader mounts (no kernel, no other host)."""
+        payload = json.dumps(self._payload(**overrides), separators=(",", ":"), allow_nan=False)
+        label = _html.escape(self.title or self.name)
+        return (
+            f'<div class="rope-fig rope-fig-static" data-figure="{_html.escape(self.name)}" '
+            f'role="figure" aria-label="{label}" data-payload="{_html.escape(payload)}">'
+            f'<p class="rope-fig-noscript">Interactive figure: it needs JavaScript.</p></div>'
+        )
+
+    def show(self, **overrides: Any):
+        """The live widget in a kernel; static markup while the book is built."""
+        if static_mode():
+            from IPython.display import HTML
+
+            return HTML(self.html(**overrides))
+        return self.widget(**overrides)

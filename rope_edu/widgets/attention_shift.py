@@ -15,7 +15,7 @@ import numpy as np
 
 from ..llama import AttentionWeights, init_attention_weights, project_qkv
 from ..plots import COLORS
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = ["TOKENS", "HIDDEN", "WEIGHTS", "EMBEDDINGS", "logits", "state", "draw", "controls", "frames", "DEMO"]
 

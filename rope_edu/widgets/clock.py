@@ -21,7 +21,7 @@ from .._checks import check_base, check_dim
 from ..decay import wavelengths
 from ..plots import COLORS
 from ..rope import apply_rope, frequencies
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = ["DIM", "BASES", "POSITION_MAX", "state", "draw", "controls", "frames", "DEMO"]
 

@@ -18,7 +18,7 @@ from .._checks import check_choice, check_dim
 from ..plots import COLORS
 from ..rope import apply_rope, frequencies
 from ..scaling import _factor, _length, beyond_trained_angles, rotations, scaled_frequencies
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = [
     "DIM",

@@ -20,7 +20,7 @@ from .._checks import as_real_array, check_positions
 from ..layouts import TABLE_LAYOUTS, cos_sin_table, rope_from_table
 from ..plots import COLORS, CYCLE
 from ..rope import LAYOUTS
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = ["DIM", "BASE", "X", "K", "DISTANCE", "POSITIONS", "state", "draw", "controls", "frames", "DEMO"]
 

@@ -18,7 +18,7 @@ from matplotlib.patches import Circle, Rectangle
 from ..encodings import binary_encoding, sinusoidal_at
 from ..plots import COLORS
 from ..rope import frequencies
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = ["N_BITS", "DIM", "BASE", "N_POSITIONS", "state", "draw", "controls", "frames", "DEMO"]
 

@@ -25,7 +25,7 @@ from ..plots import COLORS
 from ..rope import apply_rope, frequencies, rope_angles
 from .. import torch_rope
 from .._checks import check_choice, check_positions
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = [
     "DTYPES", "DIM", "BASE", "X", "MAX_POSITION", "FRAME_POSITIONS",

@@ -4,8 +4,9 @@ A query ``q`` at position ``m`` is turned counter-clockwise by ``m·θ``, a key 
 ``n`` by ``n·θ``. The plot shows both rotated vectors, the angle between them and their dot
 product, which depends on ``m - n`` only.
 
-The numbers the plot shows come from the pure function :func:`state`, so tests can check them
-without drawing.
+The figure (``js/rotation2d.js``) has four controls: the query position ``m``, the key position
+``n``, a shift ``s`` added to both, and ``θ``. Its readouts are :func:`readouts`, computed from
+:func:`state`; the browser tests compare the page with them.
 """
 
 from __future__ import annotations
@@ -13,20 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from matplotlib.patches import Arc, Circle
 
 from .._checks import as_real_array, check_positions, check_real
-from ..plots import COLORS
 from ..rope import apply_rope
-from ._core import Demo
+from ._core import Control, Figure
 
-__all__ = ["Q", "K", "rotate2d", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = ["Q", "K", "rotate2d", "state", "readouts", "data", "CONTROLS", "DEMO"]
 
 #: The two vectors the widget turns (any non-zero pair works; these are easy to tell apart).
 Q = np.array([1.0, 0.3])
 K = np.array([0.6, 0.8])
-
-
 
 
 def _wrap(angle: float) -> float:
@@ -124,81 +121,35 @@ def state(m: float, n: float, theta: float, q: Any = Q, k: Any = K) -> dict[str,
     }
 
 
-def draw(fig, m: float = 3, n: float = 1, theta: float = 0.5, q: Any = Q, k: Any = K, note: str = "") -> None:
-    """Draw q, k, their rotations R(mθ)q, R(nθ)k and the angle between the rotated vectors."""
-    s = state(m, n, theta, q, k)
-    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
-    nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
-    ax = fig.add_subplot(1, 1, 1)
-    ax.set_aspect("equal")
-    lim = 1.35 * max(nq, nk) or 1.0
-    ax.set_xlim(-lim, lim)
-    ax.set_ylim(-lim, lim)
-    ticks = np.arange(-np.floor(lim), np.floor(lim) + 1)  # whole units only: few labels to render
-    ax.set_xticks(ticks)
-    ax.set_yticks(ticks)
-    # The circles the tips move on: a rotation never changes a length.
-    ax.add_patch(Circle((0, 0), nq, fill=False, ls=":", color=COLORS["q"], alpha=0.6))
-    ax.add_patch(Circle((0, 0), nk, fill=False, ls=":", color=COLORS["k"], alpha=0.6))
-    arrow = dict(angles="xy", scale_units="xy", scale=1, width=0.012)
-    ax.quiver(0, 0, *q, color=COLORS["q"], alpha=0.25, **arrow)
-    ax.quiver(0, 0, *k, color=COLORS["k"], alpha=0.25, **arrow)
-    ax.annotate("q", 1.08 * q, color=COLORS["q"], alpha=0.6, ha="center", va="center")
-    ax.annotate("k", 1.08 * k, color=COLORS["k"], alpha=0.6, ha="center", va="center")
-    ax.quiver(0, 0, *s["q_m"], color=COLORS["q"], label=f"R(mθ)q, m = {m:g}", **arrow)
-    ax.quiver(0, 0, *s["k_n"], color=COLORS["k"], label=f"R(nθ)k, n = {n:g}", **arrow)
-    # The angle between the rotated vectors: the only thing the dot product sees besides lengths.
-    if np.isfinite(s["angle_between"]):
-        start = np.degrees(np.arctan2(s["k_n"][1], s["k_n"][0]))
-        sweep = np.degrees(s["angle_between"])
-        lo, hi = (start, start + sweep) if sweep >= 0 else (start + sweep, start)
-        radius = 0.35 * min(nq, nk)
-        ax.add_patch(Arc((0, 0), 2 * radius, 2 * radius, theta1=lo, theta2=hi, color=COLORS["accent"], lw=2))
-        mid = np.radians(start + sweep / 2)
-        ax.annotate("α", (1.45 * radius * np.cos(mid), 1.45 * radius * np.sin(mid)),
-                    color=COLORS["accent"], ha="center", va="center")
-    info = (
-        f"mθ = {s['angle_q']:.2f} rad,  nθ = {s['angle_k']:.2f} rad\n"
-        f"α = angle(k → q) = {s['angle_between']:+.2f} rad\n"
-        f"|q||k|cos α = {nq * nk * np.cos(s['angle_between']):+.4f}"
-    )
-    ax.text(0.02, 0.02, info, transform=ax.transAxes, fontsize=8.5, va="bottom", ha="left",
-            bbox=dict(boxstyle="round", fc="white", ec=COLORS["grey"], alpha=0.85))
-    ax.set_xlabel("coordinate 0 (real part)")
-    ax.set_ylabel("coordinate 1 (imaginary part)")
-    ax.legend(loc="upper left", fontsize=9)
-    title = f"m − n = {s['relative']:g},  θ = {theta:.2f} rad,  ⟨R(mθ)q, R(nθ)k⟩ = {s['dot']:+.4f}"
-    ax.set_title(title if not note else f"{note}\n{title}", fontsize=10)
-
-
-def controls() -> dict[str, Any]:
-    """The live widget's sliders: positions m and n, and the frequency θ (radians/position)."""
-    import ipywidgets as w
-
-    style = {"description_width": "initial"}
+def readouts(m: int, n: int, s: int, theta: float) -> dict[str, float]:
+    """The numbers the figure prints for its controls (query at ``m + s``, key at ``n + s``)."""
+    st = state(m + s, n + s, theta)
     return {
-        "m": w.IntSlider(value=3, min=0, max=24, description="m (query position)", style=style),
-        "n": w.IntSlider(value=1, min=0, max=24, description="n (key position)", style=style),
-        "theta": w.FloatSlider(value=0.5, min=0.0, max=np.pi, step=0.05, description="θ (rad/position)", style=style),
+        "m_total": m + s,
+        "n_total": n + s,
+        "angle_q": st["angle_q"],
+        "angle_k": st["angle_k"],
+        "relative": st["relative"],
+        "angle_between": st["angle_between"],
+        "dot": st["dot"],
+        "g": st["g"],
     }
 
 
-#: Number of frames in each half of the animation.
-_HALF = 10
+def data() -> dict[str, Any]:
+    """The two vectors the figure turns."""
+    return {"q": Q, "k": K}
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: first m and n move together (the dot product stays), then only n
-    moves (it changes)."""
-    together = [
-        {"m": 3 + s, "n": 1 + s, "theta": 0.5, "note": f"both shifted by {s}: dot product unchanged"}
-        for s in range(_HALF)
-    ]
-    apart = [
-        {"m": 3, "n": 1 + s, "theta": 0.5, "note": f"only the key moves (n = {1 + s}): dot product changes"}
-        for s in range(_HALF)
-    ]
-    return together + apart
+CONTROLS = [
+    Control("m", "m (query position)", 3, min=0, max=24, step=1),
+    Control("n", "n (key position)", 1, min=0, max=24, step=1),
+    Control("s", "shift s (added to m and n)", 0, min=0, max=40, step=1),
+    Control("theta", "θ (rad/position)", 0.5, min=0.0, max=3.14, step=0.01, digits=2),
+]
 
-
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(4.6, 4.6))
+#: The chapter 3 figure: q at position m + s and k at n + s, turned by (m + s)θ and (n + s)θ.
+DEMO = Figure(
+    "rotation2d", CONTROLS, data=data, readouts=readouts,
+    title="RoPE in two dimensions: q and k rotated by their positions, and their dot product",
+)

@@ -17,7 +17,7 @@ from .._checks import check_int
 from ..encodings import shift_matrix, sinusoidal_at
 from ..plots import COLORS
 from ..rope import frequencies
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = ["DIM", "BASE", "state", "draw", "controls", "frames", "DEMO"]
 

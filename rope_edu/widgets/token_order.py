@@ -15,7 +15,7 @@ import numpy as np
 from ..attention import attention
 from ..encodings import sinusoidal_encoding
 from ..plots import COLORS
-from ._core import Demo
+from ._legacy import Demo
 
 __all__ = ["SENTENCE", "ORDERS", "D_MODEL", "weights", "embed", "outputs", "state", "draw", "controls", "frames", "DEMO"]
 

@@ -1,0 +1,288 @@
+// rope-edu figure engine: shared browser code, prepended to every figure module.
+//
+// A figure module defines `draw(fig)` and ends with `export default figure(draw, {width, height})`.
+// `figure` returns the anywidget entry point `{render({model, el})}`; in the static book the site's
+// loader calls the same `render` with a stand-in model. `draw(fig)` gets:
+//   fig.state   the current value of every control, by name
+//   fig.data    the JSON data computed by rope_edu in Python
+//   fig.svg     the figure's <svg> (emptied before each draw), fig.width, fig.height (viewBox units)
+//   fig.readout(name, label, value, digits, unit)  a number written as text next to the figure
+//   fig.note(text)  a line of explanatory text under the readouts
+// Drawing helpers below: el, text, plot (axes with ticks and labels), arrow, legend, fmt.
+// `COLORS` (the book's Okabe–Ito palette, from rope_edu.plots) is defined before this file.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+let FIG_COUNTER = 0;
+
+function el(tag, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function text(parent, x, y, str, attrs = {}) {
+  const node = el("text", { x, y, ...attrs }, parent);
+  node.textContent = str;
+  return node;
+}
+
+// Numbers as a reader writes them: fixed decimals, a true minus sign, no "-0.00".
+function fmt(value, digits = 2) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "n/a";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "−∞";
+  let s = Math.abs(value) >= 1e6 || (value !== 0 && Math.abs(value) < Math.pow(10, -digits))
+    ? value.toExponential(Math.max(digits - 1, 1)).replace("e+", "e")
+    : value.toFixed(digits);
+  if (/^-0(\.0*)?$/.test(s)) s = s.slice(1);
+  return s.replace("-", "−");
+}
+
+function niceTicks(lo, hi, count = 5) {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / count;
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const out = [];
+  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) out.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+  return out;
+}
+
+function logTicks(lo, hi) {
+  const out = [];
+  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(Math.pow(10, e));
+  return out;
+}
+
+function tickLabel(t, log) {
+  if (log) {
+    const e = Math.round(Math.log10(t));
+    return e === 0 ? "1" : e === 1 ? "10" : `1e${e}`.replace("-", "−");
+  }
+  const a = Math.abs(t);
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return t.toExponential(0).replace("e+", "e").replace("-", "−");
+  return String(+t.toPrecision(6)).replace("-", "−");
+}
+
+// Axes in the box {x, y, w, h} (viewBox units). opts: x, y ([min, max]); xlog, ylog; xlabel, ylabel;
+// xticks, yticks (arrays, or [[value, label], ...]); title; equal (same units on both axes);
+// grid (default true). Returns {sx, sy, g, box}: scales from data to viewBox and a clipped group.
+function plot(svg, box, opts) {
+  const { x: [x0, x1], y: [y0, y1] } = opts;
+  const tx = opts.xlog ? Math.log10 : (v) => v;
+  const ty = opts.ylog ? Math.log10 : (v) => v;
+  let { x: bx, y: by, w: bw, h: bh } = box;
+  if (opts.equal) {
+    const k = Math.min(bw / (x1 - x0), bh / (y1 - y0));
+    bx += (bw - k * (x1 - x0)) / 2; by += (bh - k * (y1 - y0)) / 2;
+    bw = k * (x1 - x0); bh = k * (y1 - y0);
+  }
+  const sx = (v) => bx + ((tx(v) - tx(x0)) / (tx(x1) - tx(x0))) * bw;
+  const sy = (v) => by + bh - ((ty(v) - ty(y0)) / (ty(y1) - ty(y0))) * bh;
+  const axes = el("g", { class: "axes" }, svg);
+  const grid = opts.grid !== false;
+  const ticks = (given, lo, hi, log) =>
+    (given || (log ? logTicks(lo, hi) : niceTicks(lo, hi, opts.nticks || 5))).map((t) => (Array.isArray(t) ? t : [t, tickLabel(t, log)]));
+  for (const [t, label] of ticks(opts.xticks, x0, x1, opts.xlog)) {
+    const X = sx(t);
+    if (X < bx - 0.5 || X > bx + bw + 0.5) continue;
+    if (grid) el("line", { x1: X, x2: X, y1: by, y2: by + bh, class: "grid" }, axes);
+    el("line", { x1: X, x2: X, y1: by + bh, y2: by + bh + 4, class: "tick" }, axes);
+    text(axes, X, by + bh + 15, label, { class: "tick-label", "text-anchor": "middle" });
+  }
+  for (const [t, label] of ticks(opts.yticks, y0, y1, opts.ylog)) {
+    const Y = sy(t);
+    if (Y < by - 0.5 || Y > by + bh + 0.5) continue;
+    if (grid) el("line", { x1: bx, x2: bx + bw, y1: Y, y2: Y, class: "grid" }, axes);
+    el("line", { x1: bx - 4, x2: bx, y1: Y, y2: Y, class: "tick" }, axes);
+    text(axes, bx - 6, Y + 4, label, { class: "tick-label", "text-anchor": "end" });
+  }
+  el("rect", { x: bx, y: by, width: bw, height: bh, class: "frame" }, axes);
+  if (opts.xlabel) text(axes, bx + bw / 2, by + bh + 32, opts.xlabel, { class: "axis-label", "text-anchor": "middle" });
+  if (opts.ylabel) {
+    const yl = text(axes, 0, 0, opts.ylabel, { class: "axis-label", "text-anchor": "middle" });
+    yl.setAttribute("transform", `translate(${bx - (opts.ylabelOffset || 40)},${by + bh / 2}) rotate(-90)`);
+  }
+  if (opts.title) text(axes, bx + bw / 2, by - 8, opts.title, { class: "plot-title", "text-anchor": "middle" });
+  const clipId = `rope-clip-${++FIG_COUNTER}`;
+  const clip = el("clipPath", { id: clipId }, el("defs", {}, svg));
+  el("rect", { x: bx, y: by, width: bw, height: bh }, clip);
+  const g = el("g", { "clip-path": `url(#${clipId})` }, svg);
+  return { sx, sy, g, box: { x: bx, y: by, w: bw, h: bh } };
+}
+
+// A polyline through data points [[x, y], ...] in the scales of p (from plot()). Gaps at null/NaN.
+function line(p, points, attrs = {}) {
+  let d = "";
+  let pen = false;
+  for (const [x, y] of points) {
+    if (y === null || x === null || !Number.isFinite(y) || !Number.isFinite(x)) { pen = false; continue; }
+    d += `${pen ? "L" : "M"}${p.sx(x).toFixed(2)},${p.sy(y).toFixed(2)}`;
+    pen = true;
+  }
+  return el("path", { d, fill: "none", "stroke-width": 2, ...attrs }, p.g);
+}
+
+// An arrow from (x0, y0) to (x1, y1) in viewBox units.
+function arrow(parent, x0, y0, x1, y1, color, attrs = {}) {
+  const g = el("g", { class: "arrow", ...attrs }, parent);
+  const dx = x1 - x0, dy = y1 - y0, len = Math.hypot(dx, dy);
+  if (len < 1e-9) return g;
+  const head = Math.min(10, len * 0.4), ux = dx / len, uy = dy / len;
+  const bx = x1 - ux * head, by = y1 - uy * head;
+  el("line", { x1: x0, y1: y0, x2: bx, y2: by, stroke: color, "stroke-width": attrs["stroke-width"] || 2.5 }, g);
+  el("polygon", {
+    points: `${x1},${y1} ${bx - uy * head * 0.45},${by + ux * head * 0.45} ${bx + uy * head * 0.45},${by - ux * head * 0.45}`,
+    fill: color,
+  }, g);
+  return g;
+}
+
+// A legend: items [[label, color, dashed?], ...] stacked from (x, y).
+function legend(parent, x, y, items) {
+  const g = el("g", { class: "legend" }, parent);
+  items.forEach(([label, color, dash], i) => {
+    const yy = y + i * 16;
+    el("line", { x1: x, x2: x + 18, y1: yy, y2: yy, stroke: color, "stroke-width": 2.5, "stroke-dasharray": dash ? "4 3" : null }, g);
+    text(g, x + 24, yy + 4, label, { class: "legend-label" });
+  });
+  return g;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function buildControl(spec, model, uid) {
+  const wrap = document.createElement("div");
+  wrap.className = `rope-fig-control rope-fig-${spec.kind}`;
+  const id = `${uid}-${spec.name}`;
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = spec.label;
+  let input, show;
+  if (spec.kind === "range") {
+    input = document.createElement("input");
+    Object.assign(input, { type: "range", id, min: spec.min, max: spec.max, step: spec.step });
+    show = document.createElement("output");
+    show.htmlFor = id;
+    show.className = "rope-fig-value";
+    input.addEventListener("input", () => {
+      const v = spec.integer ? Math.round(Number(input.value)) : Number(input.value);
+      model.set(spec.name, v);
+      model.save_changes();
+    });
+  } else if (spec.kind === "select") {
+    input = document.createElement("select");
+    input.id = id;
+    for (const opt of spec.options) {
+      const o = document.createElement("option");
+      o.value = o.textContent = opt;
+      input.appendChild(o);
+    }
+    input.addEventListener("change", () => { model.set(spec.name, input.value); model.save_changes(); });
+  } else {
+    input = document.createElement("input");
+    Object.assign(input, { type: "checkbox", id });
+    input.addEventListener("change", () => { model.set(spec.name, input.checked); model.save_changes(); });
+  }
+  input.dataset.control = spec.name;
+  const sync = () => {
+    const v = model.get(spec.name);
+    if (spec.kind === "checkbox") input.checked = !!v;
+    else if (String(input.value) !== String(v)) input.value = v;
+    if (show) show.textContent = fmt(Number(v), spec.digits || 0);
+  };
+  if (spec.kind === "checkbox") wrap.append(input, label);
+  else wrap.append(label, input);
+  if (show) wrap.appendChild(show);
+  sync();
+  return { wrap, sync };
+}
+
+function figure(draw, { width = 640, height = 400 } = {}) {
+  function render({ model, el: host }) {
+    const specs = model.get("_controls") || [];
+    const data = model.get("_data") || {};
+    const defaults = model.get("_defaults") || {};
+    const uid = `rope-fig-${++FIG_COUNTER}`;
+    host.classList.add("rope-fig");
+    host.dataset.figure = model.get("_name") || "";
+    const title = model.get("_title") || "";
+    if (title) { host.setAttribute("role", "figure"); host.setAttribute("aria-label", title); }
+    host.replaceChildren();
+    const controlBox = document.createElement("div");
+    controlBox.className = "rope-fig-controls";
+    const controls = specs.map((s) => buildControl(s, model, uid));
+    controls.forEach((c) => controlBox.appendChild(c.wrap));
+    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "rope-fig-svg", role: "img", preserveAspectRatio: "xMidYMid meet" });
+    const readoutBox = document.createElement("div");
+    readoutBox.className = "rope-fig-readouts";
+    readoutBox.setAttribute("aria-live", "polite");
+    const notes = document.createElement("p");
+    notes.className = "rope-fig-notes";
+    host.append(controlBox, svg, readoutBox, notes);
+    const readouts = new Map();
+    let draws = 0;
+
+    const current = () => Object.fromEntries(specs.map((s) => [s.name, model.get(s.name)]));
+    const redraw = () => {
+      const state = current();
+      svg.replaceChildren();
+      const seen = new Set();
+      let noteText = "";
+      const fig = {
+        state, data, svg, width, height, model,
+        readout(name, label, value, digits = 3, unit = "") {
+          seen.add(name);
+          let r = readouts.get(name);
+          if (!r) {
+            r = document.createElement("span");
+            r.className = "rope-fig-readout";
+            r.innerHTML = '<span class="rope-fig-readout-label"></span> <output></output>';
+            r.dataset.readout = name;
+            readoutBox.appendChild(r);
+            readouts.set(name, r);
+          }
+          r.firstChild.textContent = `${label} =`;
+          r.lastChild.textContent = `${fmt(value, digits)}${unit ? " " + unit : ""}`;
+          r.dataset.value = String(value);
+          r.hidden = false;
+        },
+        note(str) { noteText += (noteText ? " " : "") + str; },
+      };
+      draw(fig);
+      for (const [name, r] of readouts) if (!seen.has(name)) r.hidden = true;
+      notes.textContent = noteText;
+      notes.hidden = !noteText;
+      svg.setAttribute("aria-label", host.getAttribute("aria-label") || "interactive figure");
+      host.dataset.state = JSON.stringify(state);
+      host.dataset.draws = String(++draws);
+    };
+    const onChange = () => {
+      controls.forEach((c) => c.sync());
+      redraw();
+    };
+    for (const s of specs) model.on(`change:${s.name}`, onChange);
+    // A printed page shows the figure in its default state.
+    let saved = null;
+    const beforePrint = () => {
+      saved = current();
+      for (const s of specs) if (s.name in defaults) model.set(s.name, defaults[s.name]);
+      onChange();
+    };
+    const afterPrint = () => {
+      if (!saved) return;
+      for (const [k, v] of Object.entries(saved)) model.set(k, v);
+      saved = null;
+      onChange();
+    };
+    window.addEventListener("beforeprint", beforePrint);
+    window.addEventListener("afterprint", afterPrint);
+    redraw();
+    return () => {
+      for (const s of specs) model.off(`change:${s.name}`, onChange);
+      window.removeEventListener("beforeprint", beforePrint);
+      window.removeEventListener("afterprint", afterPrint);
+    };
+  }
+  return { render };
+}

@@ -1,0 +1,147 @@
+"""Drive rope-edu figures in a real browser page (static book, JupyterLab or Notebook 7).
+
+Shared by the browser tests and by ``benchmarks/bench_figures.py``. A figure is any element with
+class ``rope-fig`` and a ``data-state`` attribute (set by ``core.js`` after each draw); its controls
+carry ``data-control``, its readouts ``data-readout``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+FIGURE_SELECTOR = ".rope-fig[data-state]"
+
+_SNAPSHOT = "(host) => host.querySelector('svg.rope-fig-svg').innerHTML"
+
+_RANDOM_STATE_JS = """([host, seed]) => {
+  let x = seed >>> 0;
+  const rand = () => { x = (x * 1664525 + 1013904223) >>> 0; return x / 4294967296; };
+  for (const input of host.querySelectorAll('[data-control]')) {
+    if (input.type === 'range') {
+      const min = Number(input.min), max = Number(input.max), step = Number(input.step);
+      const k = Math.floor(rand() * (Math.round((max - min) / step) + 1));
+      input.value = String(min + k * step);
+      input.dispatchEvent(new Event('input', {bubbles: true}));
+    } else if (input.tagName === 'SELECT') {
+      input.selectedIndex = Math.floor(rand() * input.options.length);
+      input.dispatchEvent(new Event('change', {bubbles: true}));
+    } else if (input.type === 'checkbox') {
+      input.checked = rand() < 0.5;
+      input.dispatchEvent(new Event('change', {bubbles: true}));
+    }
+  }
+  return JSON.parse(host.dataset.state);
+}"""
+
+_READOUTS_JS = """(host) => Object.fromEntries([...host.querySelectorAll('[data-readout]')]
+  .filter(r => !r.hidden).map(r => [r.dataset.readout, r.querySelector('output').textContent]))"""
+
+_ARM_JS = """([host, index]) => {
+  // Time from the key event on control `index` to the first painted frame showing a new SVG.
+  const input = host.querySelectorAll('[data-control]')[index];
+  const svg = host.querySelector('svg.rope-fig-svg');
+  const before = svg.innerHTML;
+  delete host.__latency;
+  let t0 = null;
+  input.addEventListener('keydown', () => { t0 = performance.now(); }, {capture: true, once: true});
+  const start = performance.now();
+  const poll = () => {
+    if (t0 !== null && svg.innerHTML !== before) {
+      requestAnimationFrame(() => { host.__latency = performance.now() - t0; });
+    } else if (performance.now() - start > 3000) {
+      host.__latency = null;
+    } else {
+      requestAnimationFrame(poll);
+    }
+  };
+  requestAnimationFrame(poll);
+}"""
+
+
+def figure_module(name: str):
+    """The Python module of figure ``name`` (a figure's name is its module's name)."""
+    return importlib.import_module(f"rope_edu.widgets.{name}")
+
+
+def parse_readout(text: str) -> tuple[float, float]:
+    """A displayed number and the half-unit of its last digit (its display precision)."""
+    t = text.strip().replace("−", "-").split(" ")[0]
+    if t in ("n/a",):
+        return math.nan, 0.0
+    if t in ("∞", "-∞"):
+        return (math.inf if t == "∞" else -math.inf), 0.0
+    match = re.fullmatch(r"(-?\d+)(?:\.(\d+))?(?:e(-?\d+))?", t)
+    if not match:
+        raise ValueError(f"readout {text!r} is not a number")
+    decimals = len(match.group(2) or "")
+    exponent = int(match.group(3) or 0)
+    return float(t), 0.5 * 10.0 ** (exponent - decimals)
+
+
+def compare_readouts(name: str, state: dict[str, Any], shown: dict[str, str]) -> list[str]:
+    """Differences between what the page shows and the figure's Python readouts for ``state``."""
+    module = figure_module(name)
+    expected = module.DEMO.readouts(**state)
+    problems = []
+    if not shown:
+        problems.append(f"{name}: no readouts shown")
+    for key, text in shown.items():
+        if key not in expected:
+            problems.append(f"{name}: readout {key!r} shown on the page has no Python counterpart")
+            continue
+        value, half_unit = parse_readout(text)
+        want = float(expected[key]) if expected[key] is not None else math.nan
+        if math.isnan(want) or math.isnan(value):
+            if not (math.isnan(want) and math.isnan(value)):
+                problems.append(f"{name} {state}: {key} shows {text!r}, Python gives {want!r}")
+            continue
+        # to display precision (plus a hair for float formatting, and exact ties at the half unit)
+        if abs(value - want) > half_unit * 1.0001 + 1e-12 * max(1.0, abs(want)):
+            problems.append(f"{name} {state}: {key} shows {text!r}, Python gives {want!r}")
+    return problems
+
+
+def exercise(page, host, *, n_random: int = 4, seed: int = 0) -> dict[str, Any]:
+    """Move every control of one figure by keyboard, then set random states and read the readouts.
+
+    Returns ``{"name", "controls", "unchanged": [controls whose move left the SVG the same],
+    "problems": [readout mismatches], "latency_ms": [per control]}``.
+    """
+    handle = host.element_handle()
+    name = host.get_attribute("data-figure")
+    controls = host.locator("[data-control]")
+    report: dict[str, Any] = {"name": name, "controls": controls.count(), "unchanged": [], "problems": [], "latency_ms": []}
+    for i in range(controls.count()):
+        control = controls.nth(i)
+        label = control.get_attribute("data-control")
+        tag = control.evaluate("e => e.tagName + ':' + (e.type || '')")
+        if tag.startswith("SELECT"):
+            options = control.locator("option").all_inner_texts()
+            current = control.input_value()
+            key = "ArrowDown" if options.index(current) < len(options) - 1 else "ArrowUp"
+        elif tag.endswith("checkbox"):
+            key = "Space"
+        else:
+            at_max = control.evaluate("e => Number(e.value) + Number(e.step) > Number(e.max) + 1e-9")
+            key = "ArrowLeft" if at_max else "ArrowRight"
+        before = page.evaluate(_SNAPSHOT, handle)
+        control.focus()
+        page.evaluate(_ARM_JS, [handle, i])
+        page.keyboard.press(key)
+        page.wait_for_function("(h) => h.__latency !== undefined", arg=handle, timeout=10_000)
+        latency = page.evaluate("(h) => h.__latency", handle)
+        after = page.evaluate(_SNAPSHOT, handle)
+        report["latency_ms"].append(latency)
+        if before == after:
+            report["unchanged"].append(label)
+    rng = np.random.default_rng(seed)
+    for _ in range(n_random):
+        state = page.evaluate(_RANDOM_STATE_JS, [handle, int(rng.integers(1, 2**31))])
+        shown = page.evaluate(_READOUTS_JS, handle)
+        report["problems"] += compare_readouts(name, state, shown)
+    return report
