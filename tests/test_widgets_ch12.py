@@ -1,4 +1,4 @@
-"""Widgets of chapters 1 and 2: their pure state functions, figures and animation frames."""
+"""Figures of chapters 1 and 2: their pure state functions, data() and readouts(), without a browser."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from rope_edu import binary_encoding, shift_matrix, sinusoidal_encoding  # noqa: E402
 from rope_edu.widgets import odometer, sinusoid_shift, token_order  # noqa: E402
 
-DEMOS = [token_order, odometer, sinusoid_shift]
+DEMOS = [odometer, sinusoid_shift]  # still matplotlib Demos (legacy)
 
 
 # --- token order (chapter 1) -----------------------------------------------------------------
@@ -61,6 +61,71 @@ def test_token_order_bad_input():
         token_order.outputs(1.0)
     with pytest.raises(ValueError, match="words"):
         token_order.embed(["dog"])
+    with pytest.raises(TypeError, match="positions"):
+        token_order.outputs(0, positions=1)
+    with pytest.raises(TypeError, match="positions"):
+        token_order.readouts(order=0, positions="yes")
+
+
+def test_token_order_figure_controls():
+    demo = token_order.DEMO
+    assert demo.name == "token_order"
+    assert [c.name for c in demo.controls] == ["order", "positions"]
+    assert demo.defaults == {"order": 0, "positions": False}
+    order = demo.controls[0]
+    assert (order.min, order.max, order.step, order.integer) == (0, len(token_order.ORDERS) - 1, 1, True)
+    assert demo.controls[1].kind == "checkbox"
+
+
+@pytest.mark.parametrize("positions", [False, True])
+@pytest.mark.parametrize("order", range(len(token_order.ORDERS)))
+def test_token_order_readouts_from_attention(order, positions):
+    # recompute both numbers from the package's attention, not from state()
+    from rope_edu import attention
+
+    w_q, w_k, w_v = token_order.weights()
+    perm = list(token_order.ORDERS[order])
+    x0 = token_order.embed(token_order.SENTENCE)
+    x = x0[perm]
+    if positions:
+        x0 = x0 + sinusoidal_encoding(6, token_order.D_MODEL)
+        x = x + sinusoidal_encoding(6, token_order.D_MODEL)
+    out, ref = attention(x @ w_q, x @ w_k, x @ w_v), attention(x0 @ w_q, x0 @ w_k, x0 @ w_v)
+    the = [p for p, i in enumerate(perm) if token_order.SENTENCE[i] == "the"]
+    r = token_order.readouts(order=order, positions=positions)
+    assert set(r) == {"max_change", "the_gap"}
+    assert r["max_change"] == pytest.approx(np.linalg.norm(out - ref[perm], axis=1).max(), abs=1e-12)
+    assert r["the_gap"] == pytest.approx(np.linalg.norm(out[the[0]] - out[the[1]]), abs=1e-12)
+
+
+def test_token_order_data_matches_outputs():
+    import json
+
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    d = token_order.data()
+    assert d["sentence"] == list(token_order.SENTENCE)
+    assert [tuple(o) for o in d["orders"]] == list(token_order.ORDERS)
+    for pos in (0, 1):
+        outs = np.stack([token_order.outputs(j, bool(pos)) for j in range(len(token_order.ORDERS))])
+        np.testing.assert_allclose(d["outputs"][pos], outs, atol=5e-5)
+        np.testing.assert_allclose(d["vrange"][pos], [outs.min(), outs.max()])
+        for j in range(len(token_order.ORDERS)):
+            r = token_order.readouts(order=j, positions=bool(pos))
+            assert d["max_change"][pos][j] == r["max_change"] and d["the_gap"][pos][j] == r["the_gap"]
+            np.testing.assert_allclose(d["change"][pos][j], token_order.state(j, bool(pos))["change"], atol=5e-5)
+    assert d["cmax"] == max(max(row) for row in d["max_change"])
+    cmap = colormaps["cividis"]
+    assert d["cmap"][0] == to_hex(cmap(0.0)) and d["cmap"][-1] == to_hex(cmap(1.0))
+    payload = json.dumps(token_order.DEMO._payload(), separators=(",", ":"))
+    assert len(payload) < 30_000, "keep the figure's JSON small"
+
+
+def test_token_order_live_widget():
+    w = token_order.DEMO.widget(order=2, positions=True)
+    assert (w.order, w.positions) == (2, True)
+    assert w._name == "token_order" and [c["name"] for c in w._controls] == ["order", "positions"]
 
 
 # --- odometer (chapter 2) --------------------------------------------------------------------

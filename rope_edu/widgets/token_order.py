@@ -3,6 +3,11 @@
 Without positions, self-attention gives every word the same output whatever the order: the
 output rows only move with their words, and the two copies of "the" get identical rows. Adding
 the sinusoidal position encoding of chapter 2 to the embeddings breaks that symmetry.
+
+The figure (``js/token_order.js``) has two controls, the order (an index into :data:`ORDERS`)
+and whether positions are added. It draws the outputs as a heatmap (one row per position) and the
+change of each word's output as bars; :func:`data` precomputes both for every order, and
+:func:`readouts` gives the numbers it prints.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ import numpy as np
 
 from ..attention import attention
 from ..encodings import sinusoidal_encoding
-from ..plots import COLORS
-from ._legacy import Demo
+from ._core import Control, Figure
 
-__all__ = ["SENTENCE", "ORDERS", "D_MODEL", "weights", "embed", "outputs", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = [
+    "SENTENCE", "ORDERS", "D_MODEL", "weights", "embed", "outputs", "state", "readouts", "data", "CONTROLS", "DEMO",
+]
 
 #: The sentence in its original order; tokens are identified by their index in it.
 SENTENCE: tuple[str, ...] = ("the", "cat", "sat", "on", "the", "mat")
@@ -74,6 +80,12 @@ def _check_order(order: Any) -> int:
     return int(order)
 
 
+def _check_flag(positions: Any) -> bool:
+    if not isinstance(positions, (bool, np.bool_)):
+        raise TypeError(f"positions must be True or False, got {positions!r}")
+    return bool(positions)
+
+
 def outputs(order: int, positions: bool = False) -> np.ndarray:
     """Self-attention outputs for the sentence in order ``ORDERS[order]``.
 
@@ -86,6 +98,7 @@ def outputs(order: int, positions: bool = False) -> np.ndarray:
         Row ``p`` is the output at position ``p``.
     """
     order = _check_order(order)
+    positions = _check_flag(positions)
     _, w_q, w_k, w_v = _parameters()
     words = [SENTENCE[i] for i in ORDERS[order]]
     x = embed(words)
@@ -121,56 +134,58 @@ def state(order: int, positions: bool = False) -> dict[str, Any]:
     }
 
 
-@lru_cache(maxsize=2)
-def _limits(positions: bool) -> tuple[float, float, float]:
-    """Colour range of the outputs (shared by every order with the same ``positions``, so their
-    frames are comparable) and the bar range (shared by all frames)."""
-    outs = np.stack([outputs(j, positions) for j in range(len(ORDERS))])
-    cmax = float(max(state(j, True)["max_change"] for j in range(len(ORDERS))))
-    return float(outs.min()), float(outs.max()), cmax
+def readouts(order: int, positions: bool) -> dict[str, float]:
+    """The numbers the figure prints for its controls, by readout name.
 
-
-def draw(fig, order: int = 0, positions: bool = False) -> None:
-    """Heatmap of the outputs (one row per position) and the change of each word's output."""
+    ``max_change``: the largest change of a word's output against the original order (0 up to
+    rounding without positions); ``the_gap``: ``‖out(the) − out(the)‖`` between the two copies
+    of "the".
+    """
     s = state(order, positions)
-    vmin, vmax, cmax = _limits(bool(positions))
-    n = len(s["words"])
-    ax, bx = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]}, sharey=True)
-    im = ax.imshow(s["outputs"], cmap="cividis", vmin=vmin, vmax=vmax, aspect="auto")
-    ax.set_yticks(range(n), [f"{p}: {w}" for p, w in enumerate(s["words"])])
-    ax.set_xticks(range(D_MODEL))
-    ax.set_xlabel("output feature")
-    ax.set_ylabel("position: word")
-    ax.grid(False)
-    fig.colorbar(im, ax=ax, shrink=0.8, label="output value")
-    bx.barh(range(n), s["change"], color=COLORS["k"] if positions else COLORS["q"])
-    bx.set_xlim(0, 1.05 * cmax)
-    if s["max_change"] < 1e-9:
-        bx.text(0.5 * cmax, (n - 1) / 2, "0 for every word:\nthe outputs only\nmoved with their words",
-                ha="center", va="center", fontsize=8, color=COLORS["q"])
-    bx.set_xlabel("‖output − output in\noriginal order‖")
-    mode = "embeddings + positions" if positions else "embeddings only (no positions)"
-    fig.suptitle(
-        f"“{' '.join(s['words'])}”  —  {mode}\n"
-        f"largest change {s['max_change']:.3f};  ‖out(the) − out(the)‖ = {s['the_gap']:.3f}",
-        fontsize=9,
-    )
+    return {"max_change": s["max_change"], "the_gap": s["the_gap"]}
 
 
-def controls() -> dict[str, Any]:
-    """The live widget's controls: which order, and whether positions are added."""
-    import ipywidgets as w
+def _cividis(n: int = 11) -> list[str]:
+    """``n`` evenly spaced colours of matplotlib's cividis map (colour-blind safe), as hex."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
 
+    cmap = colormaps["cividis"]
+    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
+
+
+def data() -> dict[str, Any]:
+    """What the figure draws, for every order and both settings of ``positions``.
+
+    Lists indexed ``[positions][order]`` (``positions`` 0 or 1): ``outputs`` (rounded to 4
+    decimals, only coloured), ``change`` (rounded to 4 decimals, only drawn as bars),
+    ``max_change`` and ``the_gap`` (exact: the readouts); ``vrange[positions]``: the colour range
+    shared by every order with that setting (so their heatmaps compare), ``cmax``: the bar range
+    shared by all; ``cmap``: colour stops of the heatmap.
+    """
+    states = [[state(j, pos) for j in range(len(ORDERS))] for pos in (False, True)]
+    outs = [np.stack([s["outputs"] for s in row]) for row in states]
     return {
-        "order": w.IntSlider(value=0, min=0, max=len(ORDERS) - 1, description="order",
-                             style={"description_width": "initial"}),
-        "positions": w.Checkbox(value=False, description="add sinusoidal positions"),
+        "sentence": list(SENTENCE),
+        "orders": [list(o) for o in ORDERS],
+        "outputs": [np.round(o, 4) for o in outs],
+        "change": [[np.round(s["change"], 4) for s in row] for row in states],
+        "max_change": [[s["max_change"] for s in row] for row in states],
+        "the_gap": [[s["the_gap"] for s in row] for row in states],
+        "vrange": [[float(o.min()), float(o.max())] for o in outs],
+        "cmax": max(s["max_change"] for row in states for s in row),
+        "cmap": _cividis(),
     }
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: every order without positions, then every order with them."""
-    return [{"order": j, "positions": pos} for pos in (False, True) for j in range(len(ORDERS))]
+CONTROLS = [
+    Control("order", "word order (0 = original)", 0, min=0, max=len(ORDERS) - 1, step=1),
+    Control("positions", "add sinusoidal positions", False, kind="checkbox"),
+]
 
-
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.5, 3.6), interval=900)
+#: The chapter 1 figure: self-attention outputs of the sentence in one of :data:`ORDERS`, and
+#: how far each word's output moved against the original order.
+DEMO = Figure(
+    "token_order", CONTROLS, data=data, readouts=readouts,
+    title="Self-attention outputs of a reordered sentence, without and with position encodings",
+)
