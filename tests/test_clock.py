@@ -1,12 +1,7 @@
-"""The chapter 5 clock widget: its pure state function, drawing, controls and animation frames."""
+"""The chapter 5 clock figure: its pure state function, data and readouts (no browser)."""
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -56,33 +51,76 @@ def test_state_bad_input(kwargs, exc, match):
         clock.state(**kwargs)
 
 
-def test_figure_draws_one_dial_per_pair():
-    fig = clock.DEMO.figure(m=7, base=100.0)
-    try:
-        ax = fig.axes[0]
-        texts = [t.get_text() for t in ax.texts]
-        assert sum(t.startswith("pair ") for t in texts) == 8
-        assert "position m = 7" in ax.get_title() and "base b = 100" in ax.get_title()
-        assert len(ax.patches) == 8  # one dial per pair
-    finally:
-        plt.close(fig)
+# --- the figure ------------------------------------------------------------------------------
 
 
-def test_draw_other_dims():
-    for dim in (2, 4, 12):
-        fig = plt.figure()
-        clock.draw(fig, m=2.5, dim=dim)
-        assert sum(t.get_text().startswith("pair ") for t in fig.axes[0].texts) == dim // 2
-        plt.close(fig)
+def test_data_is_the_package_frequencies_for_every_base_option():
+    d = clock.data()
+    assert d["dim"] == clock.DIM == 16
+    assert list(d["bases"]) == list(clock.BASE_OPTIONS) == ["10", "100", "1000", "10000", "500000"]
+    for option, b in zip(clock.BASE_OPTIONS, clock.BASES):
+        np.testing.assert_array_equal(d["bases"][option]["theta"], frequencies(16, b))
+        np.testing.assert_array_equal(d["bases"][option]["wavelength"], wavelengths(16, b))
 
 
-def test_frames_and_controls():
-    frames = clock.DEMO.frames()
-    assert 12 <= len(frames) <= 30
-    assert [f["m"] for f in frames] == sorted(f["m"] for f in frames)
-    controls = clock.DEMO.controls()
-    assert set(controls) == {"m", "base"}
-    assert controls["m"].max == clock.POSITION_MAX
-    assert set(controls["base"].options) == {(f"{b:,.0f}", b) for b in clock.BASES}
-    fig = clock.DEMO.figure(**frames[-1])
-    plt.close(fig)
+@pytest.mark.parametrize("m", [0, 3, 47, 1024, clock.POSITION_MAX])
+@pytest.mark.parametrize("option", clock.BASE_OPTIONS)
+def test_readouts_are_turns_and_wavelengths(m, option):
+    r = clock.readouts(m=m, base=option)
+    theta = frequencies(16, float(option))
+    turns = m * theta / (2 * np.pi)
+    assert set(r) == {f"turns_{i}" for i in range(8)} | {f"wavelength_{i}" for i in range(8)} | {"full_turns"}
+    np.testing.assert_allclose([r[f"turns_{i}"] for i in range(8)], turns, rtol=1e-12)
+    np.testing.assert_allclose([r[f"wavelength_{i}"] for i in range(8)], 2 * np.pi / theta, rtol=1e-12)
+    assert r["full_turns"] == int(np.sum(turns >= 1))
+    assert clock.readouts(m=m, base=float(option)) == r  # a number or the drop-down's string
+
+
+def test_readouts_full_turns_at_the_ends_of_the_slider():
+    # at m = 1024: base 10,000 five hands have made a full turn, base 500,000 four (chapter 5)
+    assert clock.readouts(m=1024, base="10000")["full_turns"] == 5
+    assert clock.readouts(m=1024, base="500000")["full_turns"] == 4
+    # at the slider's end (a 32k context): all eight at base 10,000, all but two at 500,000
+    assert clock.readouts(m=clock.POSITION_MAX, base="10000")["full_turns"] == 8
+    assert clock.readouts(m=clock.POSITION_MAX, base="500000")["full_turns"] == 6
+    assert clock.readouts(m=0, base="10")["full_turns"] == 0
+
+
+def test_figure_controls_defaults_and_numeric_base():
+    assert clock.DEMO.name == "clock"
+    assert [c.name for c in clock.DEMO.controls] == ["m", "base"]
+    assert clock.DEMO.defaults == {"m": 3, "base": "10000"}
+    m = clock.DEMO.controls[0]
+    assert (m.min, m.max, m.step) == (0, clock.POSITION_MAX, 1) and m.integer
+    assert clock.POSITION_MAX >= 1024
+    # chapter 5 calls DEMO.show(m=1024, base=500000.0): a number picks the matching option
+    assert clock.DEMO.state(m=1024, base=500000.0) == {"m": 1024, "base": "500000"}
+    assert clock.DEMO.state(base="100") == {"m": 3, "base": "100"}
+    html = clock.DEMO.html(m=1024, base=500000.0)
+    assert 'data-figure="clock"' in html and "&quot;base&quot;:&quot;500000&quot;" in html
+    assert len(html) < 10_000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"base": 20000.0}, ValueError, "base"),
+        ({"base": "2"}, ValueError, "base"),
+        ({"base": True}, ValueError, "base"),
+        ({"m": clock.POSITION_MAX + 1}, ValueError, "m"),
+        ({"m": "3"}, TypeError, "m"),
+    ],
+)
+def test_figure_bad_state(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        clock.DEMO.state(**kwargs)
+    if "base" in kwargs:
+        with pytest.raises(exc, match=match):
+            clock.readouts(m=3, **kwargs)
+
+
+def test_live_widget_has_one_trait_per_control():
+    w = clock.DEMO.widget(m=1024, base=500000.0)
+    assert (w.m, w.base) == (1024, "500000")
+    assert w._name == "clock" and [c["name"] for c in w._controls] == ["m", "base"]
+    np.testing.assert_allclose(w._data["bases"]["500000"]["theta"], frequencies(16, 500000.0))

@@ -6,7 +6,10 @@ At position ``m`` pair ``i`` is turned counter-clockwise by ``m·θ_i`` with
 it has not made one full turn after thousands of positions. The base sets how slow the slow
 hands are.
 
-The numbers the dials show come from the pure function :func:`state`.
+The figure (``js/clock.js``) has two controls, the position ``m`` and the base ``b`` (a
+drop-down of :data:`BASES`). It draws the hands from the frequencies :func:`data` computes with
+``rope_edu``; the numbers it prints are :func:`readouts`, computed from the pure function
+:func:`state`, and the browser tests compare the page with them.
 """
 
 from __future__ import annotations
@@ -15,22 +18,23 @@ import numbers
 from typing import Any
 
 import numpy as np
-from matplotlib.patches import Circle
 
 from .._checks import check_base, check_dim
 from ..decay import wavelengths
-from ..plots import COLORS
 from ..rope import apply_rope, frequencies
-from ._legacy import Demo
+from ._core import Control, Figure
 
-__all__ = ["DIM", "BASES", "POSITION_MAX", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = ["DIM", "BASES", "BASE_OPTIONS", "POSITION_MAX", "state", "readouts", "data", "CONTROLS", "DEMO"]
 
 #: Dimension shown by the widget: 16 coordinates, so 8 pairs and 8 dials.
 DIM = 16
-#: Bases offered by the live widget's drop-down.
+#: Bases offered by the figure's drop-down.
 BASES = (10.0, 100.0, 1000.0, 10000.0, 500000.0)
-#: Largest position of the live widget's slider.
-POSITION_MAX = 512
+#: The drop-down's options (strings, as a browser ``<select>`` holds them): ``"10"`` ... ``"500000"``.
+BASE_OPTIONS = tuple(f"{b:.0f}" for b in BASES)
+#: Largest position of the slider: a 32k context, where at base 10,000 every hand has made a
+#: full turn and at base 500,000 two have not.
+POSITION_MAX = 32768
 
 
 def state(position: float, dim: int = DIM, base: float = 10000.0) -> dict[str, Any]:
@@ -79,60 +83,60 @@ def state(position: float, dim: int = DIM, base: float = 10000.0) -> dict[str, A
     }
 
 
-def _position_label(m: float) -> str:
-    return f"{m:,.0f}" if float(m).is_integer() else f"{m:,.2f}"
+def _base_option(base: Any) -> str:
+    """The drop-down option (a string, e.g. ``"500000"``) for ``base``, given as a number or an option."""
+    if isinstance(base, str):
+        if base in BASE_OPTIONS:
+            return base
+    elif isinstance(base, numbers.Real) and not isinstance(base, (bool, np.bool_)):
+        for b, option in zip(BASES, BASE_OPTIONS):
+            if float(base) == b:
+                return option
+    raise ValueError(f"base must be one of the figure's bases {list(BASES)} (or their options {list(BASE_OPTIONS)}), got {base!r}")
 
 
-def draw(fig, m: float = 3, base: float = 10000.0, dim: int = DIM, note: str = "") -> None:
-    """Draw one dial per pair with its hand at angle ``m·θ_i`` (counter-clockwise from the right).
+def readouts(m: int, base: Any) -> dict[str, float]:
+    """The numbers the figure prints at position ``m`` for the base ``base`` (a number or an option).
 
-    All dials share one set of axes (one unit circle per pair, laid out in rows of four), which
-    keeps the kernel-free animation light.
+    ``wavelength_i`` and ``turns_i`` for every pair ``i`` (from :func:`state`), and ``full_turns``,
+    the number of pairs whose hand has made at least one full turn.
     """
-    s = state(m, dim, base)
-    n_pairs = dim // 2
-    ncols = min(4, n_pairs)
-    nrows = -(-n_pairs // ncols)
-    gap = 2.9  # distance between dial centres, in dial radii
-    ax = fig.add_subplot(1, 1, 1)
-    ax.set_aspect("equal")
-    ax.set_xlim(-1.4, (ncols - 1) * gap + 1.4)
-    ax.set_ylim(-(nrows - 1) * gap - 1.6, 1.5)
-    ax.set_axis_off()
-    for i in range(n_pairs):
-        cx, cy = (i % ncols) * gap, -(i // ncols) * gap
-        colour = COLORS["q"] if s["full_turn"][i] else COLORS["orange"]
-        ax.add_patch(Circle((cx, cy), 1.0, fill=False, color=COLORS["grey"], lw=1))
-        ax.plot([cx + 1.0, cx + 1.2], [cy, cy], color=COLORS["black"], lw=1.2)  # angle 0: the start
-        x, y = s["hand"][i]
-        ax.annotate("", xy=(cx + x, cy + y), xytext=(cx, cy),
-                    arrowprops=dict(arrowstyle="-|>", color=colour, lw=2, shrinkA=0, shrinkB=0))
-        ax.text(cx, cy + 1.15, f"pair {i}: λ = {s['wavelength'][i]:,.0f}", ha="center", va="bottom", fontsize=7.5)
-        ax.text(cx, cy - 1.15, f"{s['turns'][i]:,.2f} turns", ha="center", va="top", fontsize=7.5, color=colour)
-    head = f"position m = {_position_label(m)},  base b = {base:,.0f},  d = {dim}"
-    legend = "λ: wavelength (positions per turn); blue: ≥ 1 turn made, orange: < 1 turn"
-    ax.set_title("\n".join(t for t in (note, head, legend) if t), fontsize=8)
+    s = state(m, DIM, float(_base_option(base)))
+    out: dict[str, float] = {}
+    for i in range(DIM // 2):
+        out[f"wavelength_{i}"] = float(s["wavelength"][i])
+        out[f"turns_{i}"] = float(s["turns"][i])
+    out["full_turns"] = int(s["full_turn"].sum())
+    return out
 
 
-def controls() -> dict[str, Any]:
-    """The live widget's controls: the position m and the base b."""
-    import ipywidgets as w
-
-    style = {"description_width": "initial"}
+def data() -> dict[str, Any]:
+    """Per base option: the frequencies ``theta`` and wavelengths of the ``DIM // 2`` pairs."""
     return {
-        "m": w.IntSlider(value=3, min=0, max=POSITION_MAX, description="position m", style=style),
-        "base": w.Dropdown(options=[(f"{b:,.0f}", b) for b in BASES], value=10000.0,
-                           description="base b", style=style),
+        "dim": DIM,
+        "bases": {
+            option: {"theta": frequencies(DIM, b), "wavelength": wavelengths(DIM, b)}
+            for b, option in zip(BASES, BASE_OPTIONS)
+        },
     }
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation (16 frames, base 10,000): positions 0 to 8 one by one (the fast hands
-    turn, the slow ones do not seem to move), then positions growing fourfold up to 65,536 (the
-    slow hands catch up; the fast ones have wrapped around many times)."""
-    steps = [{"m": m, "base": 10000.0, "note": "one position per frame"} for m in range(9)]
-    jumps = [{"m": 4 ** p, "base": 10000.0, "note": "the position grows fourfold per frame"} for p in range(2, 9)]
-    return steps + jumps
+class _ClockFigure(Figure):
+    """The clock's :class:`Figure`: ``base`` may also be given as a number, ``DEMO.show(base=500000.0)``."""
+
+    def state(self, **overrides: Any) -> dict[str, Any]:
+        if "base" in overrides:
+            overrides["base"] = _base_option(overrides["base"])
+        return super().state(**overrides)
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.6, 3.3))
+CONTROLS = [
+    Control("m", "position m", 3, min=0, max=POSITION_MAX, step=1),
+    Control("base", "base b", "10000", kind="select", options=BASE_OPTIONS),
+]
+
+#: The chapter 5 figure: one dial per frequency pair, the hand of pair i at angle m·θ_i.
+DEMO = _ClockFigure(
+    "clock", CONTROLS, data=data, readouts=readouts,
+    title="The RoPE clock: one hand per frequency pair, each turned by m·θ_i at position m",
+)
