@@ -50,6 +50,7 @@ __all__ = [
     "yarn_ramp",
     "yarn_ramp_paper",
     "yarn_attention_factor",
+    "yarn_softmax_scale",
     "llama3_ramp",
 ]
 
@@ -360,6 +361,14 @@ def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all
     square :math:`1/t`. With ``mscale`` and ``mscale_all_dim`` (DeepSeek's configs) it is
     :math:`(0.1\\,m\\ln s + 1)/(0.1\\,m_{all}\\ln s + 1)`, which is 1 when the two are equal.
 
+    A factor of 1 there does **not** remove YaRN's temperature. DeepSeek's attention (its
+    reference code and ``transformers``' ``deepseek_v3``) also multiplies its softmax scale
+    :math:`1/\\sqrt{d_{qk}}` by :math:`(0.1\\,m_{all}\\ln s + 1)^2` (:func:`yarn_softmax_scale`).
+    Over the whole logit the rotated part is then multiplied by :math:`(0.1\\,m\\ln s + 1)^2` and
+    the unrotated part by :math:`(0.1\\,m_{all}\\ln s + 1)^2`. DeepSeek-V3 (``factor=40``,
+    ``mscale=mscale_all_dim=1``) has the factor 1 on cos and sin and multiplies every logit by
+    :math:`(0.1\\ln 40 + 1)^2 \\approx 1.874`: YaRN's :math:`1/t`, moved into the softmax scale.
+
     Parameters
     ----------
     factor : float
@@ -370,6 +379,13 @@ def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        ``factor < 1``; ``mscale`` or ``mscale_all_dim`` not positive, or only one of them given.
+    TypeError
+        A value that is not a real number.
     """
     factor = _factor(factor)
     mscale = _positive_or_none(mscale, "mscale")
@@ -386,6 +402,44 @@ def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all
     if mscale is None:
         return temperature(1.0)
     return temperature(mscale) / temperature(mscale_all_dim)
+
+
+def yarn_softmax_scale(factor: float, mscale_all_dim: float | None = None) -> float:
+    """What DeepSeek-style YaRN multiplies the softmax scale :math:`1/\\sqrt{d_{qk}}` by.
+
+    :math:`(0.1\\,m_{all}\\ln s + 1)^2` when ``mscale_all_dim`` :math:`m_{all}` is given, 1
+    otherwise: the rule of DeepSeek's reference code and of ``transformers``' ``deepseek_v3``
+    attention (``yarn_apply_mscale``). It multiplies every logit, the rotated and the unrotated
+    coordinates of a head alike, on top of the factor :func:`yarn_attention_factor` puts on cos and
+    sin. So the rotated part of a logit is multiplied by
+    ``yarn_attention_factor(s, m, m_all) ** 2 * yarn_softmax_scale(s, m_all)``
+    :math:`= (0.1\\,m\\ln s + 1)^2`, and with :math:`m = m_{all} = 1` (DeepSeek-V3, :math:`s = 40`)
+    every logit is multiplied by :math:`(0.1\\ln 40 + 1)^2 \\approx 1.874`, YaRN's :math:`1/t`.
+
+    Parameters
+    ----------
+    factor : float
+        :math:`s \\ge 1` (``rope_parameters["factor"]``).
+    mscale_all_dim : float, optional
+        :math:`m_{all} > 0`; ``None`` (the default, and plain YaRN) leaves the softmax scale alone.
+
+    Returns
+    -------
+    float
+        :math:`\\ge 1`.
+
+    Raises
+    ------
+    ValueError
+        ``factor < 1`` or ``mscale_all_dim <= 0``.
+    TypeError
+        A value that is not a real number.
+    """
+    factor = _factor(factor)
+    mscale_all_dim = _positive_or_none(mscale_all_dim, "mscale_all_dim")
+    if mscale_all_dim is None:
+        return 1.0
+    return (0.1 * mscale_all_dim * math.log(factor) + 1.0) ** 2
 
 
 def llama3_ramp(

@@ -217,6 +217,27 @@ def test_attention_factor_multiplies_cos_and_sin_as_in_transformers():
     np.testing.assert_allclose(ours, a**2 * plain, rtol=1e-12)
 
 
+@pytest.mark.parametrize("factor, mscale, mscale_all_dim", [(40.0, 1.0, 1.0), (40.0, 0.707, 0.707), (4.0, 1.0, 0.5)])
+def test_deepseek_yarn_temperature_moves_into_the_softmax_scale_as_in_transformers(factor, mscale, mscale_all_dim):
+    # DeepSeek-V3 (factor 40, mscale = mscale_all_dim = 1): cos and sin unscaled, but the attention's
+    # softmax scale 1/sqrt(d_qk) multiplied by (0.1 m_all ln s + 1)^2.
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
+
+    rope = dict(rope_type="yarn", rope_theta=10000.0, factor=factor, original_max_position_embeddings=4096,
+                beta_fast=32.0, beta_slow=1.0, mscale=mscale, mscale_all_dim=mscale_all_dim)
+    config = DeepseekV3Config(hidden_size=64, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=None,
+                              kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+                              max_position_embeddings=int(factor * 4096), rope_parameters=rope,
+                              n_routed_experts=4, num_experts_per_tok=2, n_group=1, topk_group=1)
+    a = S.yarn_attention_factor(factor, mscale, mscale_all_dim)
+    assert DeepseekV3RotaryEmbedding(config).attention_scaling == pytest.approx(a, rel=1e-12)
+    softmax = DeepseekV3Attention(config, layer_idx=0).scaling
+    assert softmax == pytest.approx(config.qk_head_dim ** -0.5 * S.yarn_softmax_scale(factor, mscale_all_dim), rel=1e-12)
+    # the rotated part of a logit: a^2 * softmax factor = (0.1 m ln s + 1)^2
+    assert a**2 * S.yarn_softmax_scale(factor, mscale_all_dim) == pytest.approx((0.1 * mscale * math.log(factor) + 1) ** 2)
+
+
 def test_dynamic_follows_transformers_module_as_the_sequence_grows():
     # transformers' rotary module recomputes dynamic frequencies from max(position_ids) + 1.
     head_dim, base, original, factor = 64, 10000.0, 1024, 2.0
@@ -340,6 +361,16 @@ def test_yarn_attention_factor_values():
     _, a = S.scaled_frequencies("yarn", 64, factor=4.0, original_max_position_embeddings=1024, attention_factor=1.25,
                                 mscale=1.0, mscale_all_dim=2.0)
     assert a == 1.25  # an explicit attention_factor wins
+
+
+def test_yarn_softmax_scale_values():
+    assert S.yarn_softmax_scale(40.0) == 1.0  # plain YaRN: the softmax scale is left alone
+    assert S.yarn_softmax_scale(1.0, mscale_all_dim=1.0) == 1.0
+    # DeepSeek-V3: the cos/sin factor is 1, the temperature sits in the softmax scale instead
+    assert S.yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0) == 1.0
+    assert S.yarn_softmax_scale(40.0, mscale_all_dim=1.0) == pytest.approx(S.yarn_attention_factor(40.0) ** 2)
+    assert S.yarn_softmax_scale(40.0, mscale_all_dim=1.0) == pytest.approx(1.8738542, rel=1e-7)
+    assert S.yarn_softmax_scale(16.0, mscale_all_dim=0.5) == pytest.approx((0.05 * math.log(16) + 1) ** 2)
 
 
 @FAST
@@ -494,6 +525,9 @@ def test_scaled_frequencies_bad_input(method, dim, base, params, error, match):
         (lambda: S.yarn_ramp_paper(64, 10000.0, 4096, beta_slow=-1.0), ValueError, "beta_slow"),
         (lambda: S.yarn_attention_factor(0.5), ValueError, "factor"),
         (lambda: S.yarn_attention_factor(2.0, mscale_all_dim=1.0), ValueError, "mscale"),
+        (lambda: S.yarn_softmax_scale(0.5, mscale_all_dim=1.0), ValueError, "factor"),
+        (lambda: S.yarn_softmax_scale(2.0, mscale_all_dim=0.0), ValueError, "mscale_all_dim"),
+        (lambda: S.yarn_softmax_scale(2.0, mscale_all_dim="1"), TypeError, "mscale_all_dim"),
         (lambda: S.llama3_ramp(64, 500000.0, 8192, 4.0, 1.0), ValueError, "low_freq_factor"),
         (lambda: S.llama3_ramp(64, 500000.0, 8192, 1.0, float("nan")), ValueError, "high_freq_factor"),
         (lambda: S.beyond_trained_angles([1.0, 0.5], 4096, 0), ValueError, "seq_len"),
