@@ -62,6 +62,26 @@ from .encodings import (
     sinusoidal_encoding,
 )
 from .rope import LAYOUTS, apply_rope, frequencies, layout_permutation, rope_angles, rotation_matrix
+from . import alibi, multidim, relative
+from .alibi import alibi_bias, alibi_slopes
+from .multidim import (
+    AXIAL_SCHEMES,
+    MROPE_ADVANCES,
+    MROPE_ASSIGNMENTS,
+    MROPE_FAMILIES,
+    MRopePositions,
+    apply_mrope,
+    apply_rope_nd,
+    axial_frequencies,
+    axial_rope,
+    grid_positions,
+    mixed_frequencies,
+    mrope_axes,
+    mrope_frequencies,
+    mrope_position_ids,
+    rope_nd_angles,
+)
+from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
 
 __version__ = "0.1.0"
 
@@ -125,4 +145,27 @@ __all__ = [
     "layout_permutation",
     "rope_angles",
     "rotation_matrix",
+    "alibi",
+    "multidim",
+    "relative",
+    "alibi_bias",
+    "alibi_slopes",
+    "AXIAL_SCHEMES",
+    "MROPE_ADVANCES",
+    "MROPE_ASSIGNMENTS",
+    "MROPE_FAMILIES",
+    "MRopePositions",
+    "apply_mrope",
+    "apply_rope_nd",
+    "axial_frequencies",
+    "axial_rope",
+    "grid_positions",
+    "mixed_frequencies",
+    "mrope_axes",
+    "mrope_frequencies",
+    "mrope_position_ids",
+    "rope_nd_angles",
+    "linear_attention",
+    "shaw_relative_logits",
+    "t5_relative_bucket",
 ]
