@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from rope_edu import binary_encoding, shift_matrix, sinusoidal_encoding  # noqa: E402
 from rope_edu.widgets import odometer, sinusoid_shift, token_order  # noqa: E402
 
-DEMOS = [odometer, sinusoid_shift]  # still matplotlib Demos (legacy)
+DEMOS = [sinusoid_shift]  # still matplotlib Demos (legacy)
 
 
 # --- token order (chapter 1) -----------------------------------------------------------------
@@ -156,6 +156,52 @@ def test_odometer_bad_input():
         odometer.state(-1)
     with pytest.raises(TypeError, match="p"):
         odometer.state(1.5)
+    with pytest.raises(ValueError, match="p"):
+        odometer.readouts(64)
+
+
+def test_odometer_figure_controls():
+    assert odometer.DEMO.name == "odometer"
+    (p,) = odometer.DEMO.controls
+    assert (p.name, p.value, p.min, p.max, p.step, p.integer) == ("p", 0, 0, 63, 1, True)
+
+
+@pytest.mark.parametrize("p", [0, 1, 7, 15, 31, 32, 47, 62])
+def test_odometer_readouts_from_the_tables(p):
+    table_b, table_s = binary_encoding(64, 6), sinusoidal_encoding(64, 12, base=64.0)
+    r = odometer.readouts(p)
+    assert set(r) == {"flips", "bit_step", "pe_step"}
+    # flips: the trailing ones of p and the zero above them (p -> p + 1 carries through them)
+    trailing_ones = len(format(p, "b")) - len(format(p, "b").rstrip("1"))
+    assert r["flips"] == trailing_ones + 1 == np.sum(table_b[p] != table_b[p + 1])
+    assert r["bit_step"] == pytest.approx(np.sqrt(r["flips"]), abs=1e-12)
+    assert r["pe_step"] == pytest.approx(np.linalg.norm(table_s[p + 1] - table_s[p]), abs=1e-12)
+    # each hand moves by a chord 2 sin(θ_i / 2), whatever p is
+    assert r["pe_step"] == pytest.approx(np.sqrt(np.sum((2 * np.sin(2.0 ** -np.arange(6) / 2)) ** 2)), abs=1e-12)
+
+
+def test_odometer_readouts_last_position_has_no_step():
+    r = odometer.readouts(63)
+    assert all(np.isnan(v) for v in r.values())
+
+
+def test_odometer_data_is_the_tables():
+    import json
+
+    d = odometer.data()
+    np.testing.assert_array_equal(d["bits"], binary_encoding(64, 6))
+    np.testing.assert_allclose(d["pe"], sinusoidal_encoding(64, 12, base=64.0), atol=5e-6)
+    np.testing.assert_allclose(d["theta"], 2.0 ** -np.arange(6))
+    for p in range(63):
+        r = odometer.readouts(p)
+        assert d["bit_steps"][p] == r["bit_step"] and d["pe_steps"][p] == r["pe_step"]
+    assert len(json.dumps(odometer.DEMO._payload(), separators=(",", ":"))) < 30_000
+
+
+def test_odometer_live_widget():
+    w = odometer.DEMO.widget(p=31)
+    assert w.p == 31 and w._name == "odometer"
+    np.testing.assert_array_equal(w._data["bits"], binary_encoding(64, 6))
 
 
 # --- shift (chapter 2) -----------------------------------------------------------------------

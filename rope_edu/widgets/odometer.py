@@ -6,6 +6,9 @@ With ``dim = 12`` and ``base = 64`` the clocks' periods double from one pair to 
 bits' (``θ_i = 64**(-2i/12) = 2**-i``). The bits jump: going from ``p`` to ``p + 1`` changes
 anything from one bit to all of them. The hands glide: every step moves the point
 ``PE(p)`` by the same distance.
+
+The figure (``js/odometer.js``) has one control, the position ``p``; :func:`data` holds both
+tables and their steps for every position, :func:`readouts` the numbers it prints.
 """
 
 from __future__ import annotations
@@ -13,14 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from matplotlib.patches import Circle, Rectangle
 
 from ..encodings import binary_encoding, sinusoidal_at
-from ..plots import COLORS
 from ..rope import frequencies
-from ._legacy import Demo
+from ._core import Control, Figure
 
-__all__ = ["N_BITS", "DIM", "BASE", "N_POSITIONS", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = ["N_BITS", "DIM", "BASE", "N_POSITIONS", "state", "readouts", "data", "CONTROLS", "DEMO"]
 
 N_BITS = 6          #: bits of the odometer (positions 0 .. 63)
 DIM = 12            #: width of the sinusoidal encoding: 6 clock hands
@@ -65,51 +66,41 @@ def state(p: int) -> dict[str, Any]:
     }
 
 
-def draw(fig, p: int = 0) -> None:
-    """Top: the bits of ``p`` and the clock hands of ``PE(p)``. Bottom: step sizes against p."""
+def readouts(p: int) -> dict[str, float]:
+    """The numbers the figure prints at position ``p``, by readout name.
+
+    ``flips``: how many bits change from ``p`` to ``p + 1``; ``bit_step`` and ``pe_step``: the
+    steps ``‖code(p + 1) − code(p)‖`` of the two encodings (all three NaN at the last position,
+    which has no successor in the table).
+    """
     s = state(p)
-    top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1.5, 1.0]})
-    for j in range(N_BITS):
-        x = 2.6 * (N_BITS - 1 - j)  # the most significant bit on the left, as numbers are written
-        on = bool(s["bits"][j])
-        top.add_patch(Rectangle((x - 0.5, 1.7), 1.0, 1.0, facecolor=COLORS["k"] if on else "white",
-                                edgecolor=COLORS["black"], lw=1))
-        top.text(x, 2.2, "1" if on else "0", ha="center", va="center", fontsize=12,
-                 color="white" if on else COLORS["black"])
-        top.text(x, 2.95, f"bit {j}", ha="center", va="center", fontsize=8)
-        # pair j holds (sin pθ_j, cos pθ_j): coordinate 2j across, 2j+1 up, so p = 0 is 12 o'clock
-        a, b = s["pe"][2 * j], s["pe"][2 * j + 1]
-        top.add_patch(Circle((x, 0), 1, fill=False, color=COLORS["grey"], lw=0.8))
-        top.plot([x, x + a], [0, b], color=COLORS["q"], lw=2)
-        top.plot([x + a], [b], "o", color=COLORS["q"], ms=4)
-        top.text(x, -1.2, f"pair {j}\nθ = 1/{2 ** j}", ha="center", va="top", fontsize=8)
-    top.set_xlim(-1.3, 2.6 * (N_BITS - 1) + 1.3)
-    top.set_ylim(-2.4, 3.2)
-    top.set_aspect("equal")
-    top.set_axis_off()
-    q = np.arange(N_POSITIONS - 1)
-    bottom.step(q, s["bit_steps"], where="post", color=COLORS["k"], label="binary (√ of the bits that flip)")
-    bottom.plot(q, s["pe_steps"], color=COLORS["q"], label="sinusoidal (the same every step)")
-    bottom.axvline(p, color=COLORS["grey"], ls=":")
-    bottom.set_xlabel("position p")
-    bottom.set_ylabel("‖code(p+1) − code(p)‖")
-    bottom.set_xlim(0, N_POSITIONS - 1)
-    bottom.set_ylim(0, 3.4)
-    bottom.legend(loc="upper right", fontsize=7, ncol=2)
-    step = "—" if np.isnan(s["bit_step"]) else f"binary {s['bit_step']:.2f}, sinusoidal {s['pe_step']:.2f}"
-    fig.suptitle(f"position p = {p}   (step to p+1: {step})", fontsize=9)
+    last = int(p) == N_POSITIONS - 1
+    flips = float("nan") if last else float(np.sum(s["bits"] != state(int(p) + 1)["bits"]))
+    return {"flips": flips, "bit_step": s["bit_step"], "pe_step": s["pe_step"]}
 
 
-def controls() -> dict[str, Any]:
-    """The live widget's slider: the position p."""
-    import ipywidgets as w
+def data() -> dict[str, Any]:
+    """The two tables and their steps, for every position.
 
-    return {"p": w.IntSlider(value=0, min=0, max=N_POSITIONS - 1, description="position p")}
+    ``bits`` (shape (N_POSITIONS, N_BITS), least significant first), ``pe`` (shape
+    (N_POSITIONS, DIM), ``PE(p)`` rounded to 5 decimals: only drawn), ``bit_steps`` and
+    ``pe_steps`` (shape (N_POSITIONS - 1,), exact: the readouts), ``theta`` (shape (DIM // 2,)).
+    """
+    s = state(0)
+    return {
+        "bits": binary_encoding(N_POSITIONS, N_BITS).astype(int),
+        "pe": np.round(sinusoidal_at(np.arange(N_POSITIONS), DIM, BASE), 5),
+        "bit_steps": s["bit_steps"],
+        "pe_steps": s["pe_steps"],
+        "theta": frequencies(DIM, BASE),
+    }
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: the first 17 positions, then the carry 31 → 32 and the last positions."""
-    return [{"p": p} for p in [*range(17), 31, 32, 62, 63]]
+CONTROLS = [Control("p", "position p", 0, min=0, max=N_POSITIONS - 1, step=1)]
 
-
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.6, 4.2), interval=500)
+#: The chapter 2 odometer figure: the bits of p next to the clock hands of PE(p), and the step
+#: to p + 1 of both codes.
+DEMO = Figure(
+    "odometer", CONTROLS, data=data, readouts=readouts,
+    title="A binary odometer next to sinusoidal clock hands, driven by one position p",
+)
