@@ -95,15 +95,49 @@ def _half_pairs(dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(dim // 2), np.arange(dim // 2, dim)
 
 
+#: Bytes per block in the half-split kernel's loop (128 KiB): a block of x, of the result, of
+#: the two tables and of the one temporary (640 KiB) stay in a CPU core's L2 cache together.
+_BLOCK_BYTES = 1 << 17
+
+
+def _shared_tables(shape: tuple[int, ...], angles: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Group the rows of ``x`` (all axes but the last two) by the angle table they use.
+
+    ``angles`` broadcasts to ``shape[:-1] + (dim // 2,)``; along every leading axis where it is
+    only broadcast (stride 0, e.g. one table for all heads) it is computed once, not per row.
+
+    Returns
+    -------
+    tables : numpy.ndarray, shape (T, seq or 1, dim // 2), float64
+        The distinct angle tables (``seq`` is ``shape[-2]``; 1 where one position serves all).
+    which : numpy.ndarray of int, shape (rows,), or None
+        ``which[r]`` is the table of row ``r`` of ``x.reshape(rows, seq, dim)``; ``None`` when
+        every row uses table 0 (positions shared by all batches and heads: the usual case).
+    """
+    full = np.broadcast_to(angles, (*shape[:-1], angles.shape[-1]))
+    if len(shape) == 1:
+        full = full[None]
+    keep = tuple(slice(None) if st else slice(0, 1) for st in full.strides[:-1])
+    tables = full[keep]  # drops the broadcast copies: a view of the distinct angles
+    n_tables = int(np.prod(tables.shape[:-2], dtype=np.int64))
+    tables = tables.reshape(n_tables, *tables.shape[-2:])
+    if n_tables == 1:
+        return tables, None
+    ids = np.arange(n_tables).reshape(full[keep].shape[:-2])
+    return tables, np.broadcast_to(ids, full.shape[:-2]).ravel()
+
+
 def _rotate_interleaved(x: np.ndarray, angles: np.ndarray, work: np.dtype) -> np.ndarray:
     # Read each pair (x[2i], x[2i+1]) as one complex number and multiply by e^{i m theta_i}:
     # a single vectorised pass over memory (what Meta's reference code does with torch.polar).
+    # The table e^{i m theta_i} has the angles' own shape, (seq, dim // 2) when every head
+    # shares the positions, and is broadcast over the heads by the multiplication.
     if work in (np.float32, np.float64):
         complex_dtype = np.complex64 if work == np.float32 else np.complex128
         xc = np.ascontiguousarray(x, dtype=work).view(complex_dtype)
         rot = np.empty(angles.shape, dtype=complex_dtype)
-        rot.real = np.cos(angles)
-        rot.imag = np.sin(angles)
+        np.cos(angles, out=rot.real, casting="same_kind")  # float64 cos, rounded once to work
+        np.sin(angles, out=rot.imag, casting="same_kind")
         return np.multiply(xc, rot).view(work)
     cos, sin = np.cos(angles).astype(work), np.sin(angles).astype(work)
     x = x.astype(work, copy=False)
@@ -114,40 +148,40 @@ def _rotate_interleaved(x: np.ndarray, angles: np.ndarray, work: np.dtype) -> np
     return out
 
 
-#: Rows per block in the half-split kernel: the block and its temporary stay in the CPU cache.
-_BLOCK_ELEMENTS = 1 << 15
-
-
 def _rotate_half(x: np.ndarray, angles: np.ndarray, work: np.dtype) -> np.ndarray:
-    # Pairs (i, i + d/2): the two contiguous halves xa, xb give
-    #   out[:h] = xa*cos - xb*sin,   out[h:] = xb*cos + xa*sin.
-    # Each product is one vectorised ufunc call; they run block by block over cache-sized
-    # slices of rows (a loop over memory blocks, not over positions or heads), so the
-    # temporary never leaves the cache and the whole rotation costs about 3 plain copies.
+    # Pairs (i, i + d/2). Seen as (..., 2, d/2), a row is [xa, xb] and its rotation is
+    #   [xa, xb] * [cos, cos]  +  [xb, xa] * [-sin, sin],
+    # two products with full-width tables and one sum, so three vectorised passes, each as
+    # long as possible. They run over cache-sized blocks (positions outer, rows of heads
+    # inner, so a block of the tables is reused by every head while it is in the cache):
+    # x is read from memory once and the result written once, like a copy.
     d = x.shape[-1]
     h = d // 2
-    cos, sin = np.cos(angles).astype(work), np.sin(angles).astype(work)
     seq = x.shape[-2] if x.ndim >= 2 else 1
-    x3 = np.ascontiguousarray(x, dtype=work).reshape(-1, seq, d)
-    full = x.shape[:-1] + (h,)
-    cos3 = np.broadcast_to(cos, full).reshape(-1, seq, h)  # a view when positions are shared
-    sin3 = np.broadcast_to(sin, full).reshape(-1, seq, h)
-    out = np.empty_like(x3)
-    rows = max(1, _BLOCK_ELEMENTS // d)
-    tmp = np.empty((min(rows, seq), h), dtype=work)
-    for b in range(x3.shape[0]):
-        for s0 in range(0, seq, rows):
-            sl = slice(s0, s0 + rows)
-            xa, xb = x3[b, sl, :h], x3[b, sl, h:]
-            oa, ob = out[b, sl, :h], out[b, sl, h:]
-            c, s = cos3[b, sl], sin3[b, sl]
-            t = tmp[: xa.shape[0]]
-            np.multiply(xb, s, out=t)
-            np.multiply(xa, c, out=oa)
-            oa -= t
-            np.multiply(xa, s, out=t)
-            np.multiply(xb, c, out=ob)
-            ob += t
+    x4 = np.ascontiguousarray(x, dtype=work).reshape(-1, seq, 2, h)
+    tables, which = _shared_tables(x.shape, angles)
+    cos_t = np.empty((*tables.shape[:-1], 2, h), dtype=work)  # [cos, cos]
+    sin_t = np.empty_like(cos_t)  # [-sin, sin]
+    np.cos(tables, out=cos_t[..., 0, :], casting="same_kind")  # float64 cos, rounded once
+    cos_t[..., 1, :] = cos_t[..., 0, :]
+    np.sin(tables, out=sin_t[..., 1, :], casting="same_kind")
+    np.negative(sin_t[..., 1, :], out=sin_t[..., 0, :])
+    out = np.empty_like(x4)
+    block = max(1, _BLOCK_BYTES // x4.itemsize)  # elements per block
+    n_pos = min(seq, max(1, block // d))  # positions per block
+    n_rows = max(1, block // (n_pos * d))  # rows (heads) per block, > 1 for short sequences
+    tmp = np.empty((n_rows, n_pos, 2, h), dtype=work)
+    for s0 in range(0, seq, n_pos):
+        ps = slice(s0, s0 + n_pos) if tables.shape[1] > 1 else slice(0, 1)
+        c, s = cos_t[:, ps], sin_t[:, ps]
+        for r0 in range(0, x4.shape[0], n_rows):
+            xk = x4[r0 : r0 + n_rows, s0 : s0 + n_pos]  # a block of x, (rows, positions, 2, d/2)
+            ok = out[r0 : r0 + n_rows, s0 : s0 + n_pos]
+            t = tmp[: xk.shape[0], : xk.shape[1]]
+            cb, sb = (c, s) if which is None else (c[which[r0 : r0 + n_rows]], s[which[r0 : r0 + n_rows]])
+            np.multiply(xk, cb, out=ok)
+            np.multiply(xk[:, :, ::-1], sb, out=t)  # [xb, xa] * [-sin, sin]
+            ok += t
     return out.reshape(x.shape)
 
 
