@@ -1,20 +1,15 @@
-"""Tests of the chapter 6 widget (rope_edu.widgets.layouts), without a browser."""
+"""Tests of the chapter 6 figure (rope_edu.widgets.layouts): state, data and readouts, without a browser."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from rope_edu import apply_rope  # noqa: E402
-from rope_edu.widgets import Demo  # noqa: E402
-from rope_edu.widgets import layouts as wl  # noqa: E402
+import rope_edu
+from rope_edu import apply_rope
+from rope_edu.widgets import layouts as wl
 
 layouts = st.sampled_from(["half", "interleaved"])
 FAST = settings(max_examples=30, deadline=None)
@@ -71,66 +66,61 @@ def test_state_bad_input(kwargs, error, match):
         wl.state(**kwargs)
 
 
-def test_frames_show_correct_then_bug():
-    frames = wl.frames()
-    assert 12 <= len(frames) <= 30
-    half = len(frames) // 2
-    assert all(wl.state(f["m"], f["rotation"], f["table"])["matched"] for f in frames[:half])
-    assert not any(wl.state(f["m"], f["rotation"], f["table"])["matched"] for f in frames[half:])
-    assert len({f["m"] for f in frames[half:]}) == half  # the position moves
-    for f in frames:
-        assert set(f) <= {"m", "rotation", "table", "note"}
+# --- the figure ------------------------------------------------------------------------------
 
 
-def test_demo_figure_draws():
-    assert isinstance(wl.DEMO, Demo)
-    fig = wl.DEMO.figure(m=7, rotation="half", table="interleaved", note="a note")
-    try:
-        top, norm_ax, score_ax = fig.axes
-        assert "MIX-UP" in top.get_title() and "a note" in top.get_title()
-        assert score_ax.get_xlabel() and norm_ax.get_ylabel() and top.get_ylabel()
-        assert len(top.patches) >= 2 * wl.DIM + wl.DIM // 2  # two bar sets and one arc per pair
-        fig.canvas.draw()
-    finally:
-        plt.close(fig)
-    fig = wl.DEMO.figure()
-    try:
-        assert "a rotation" in fig.axes[0].get_title()
-    finally:
-        plt.close(fig)
+def test_figure_controls_and_defaults():
+    assert wl.DEMO.name == "layouts"
+    assert [c.name for c in wl.DEMO.controls] == ["m", "rotation", "table"]
+    assert wl.DEMO.defaults == {"m": 5, "rotation": "half", "table": "half"}
+    m, rotation, table = wl.DEMO.controls
+    assert (m.min, m.max, m.step) == (0, 40, 1) and m.integer
+    assert list(rotation.options) == list(table.options) == ["half", "interleaved"]
 
 
-def test_controls_and_live_widget():
-    import ipywidgets as w
+@pytest.mark.parametrize("rotation", ["half", "interleaved"])
+@pytest.mark.parametrize("table", ["half", "interleaved"])
+def test_data_is_the_state_at_every_plotted_position(rotation, table):
+    c = wl.data()["combos"][f"{rotation}/{table}"]
+    s = wl.state(0, rotation, table)
+    np.testing.assert_array_equal(c["pairs"], np.stack(s["pairs"]))
+    np.testing.assert_array_equal(c["freq_index"], s["freq_index"])
+    assert c["matched"] == s["matched"] == (rotation == table)
+    np.testing.assert_array_equal(c["norm_curve"], s["norm_curve"])
+    np.testing.assert_array_equal(c["score_curve"], s["score_curve"])
+    assert c["score_ref"] == s["score_ref"]
+    assert c["x_rot"].shape == (len(wl.POSITIONS), wl.DIM)
+    for m in (0, 7, 40):  # the bars: x turned at m by the state's own rotation, to 4 decimals
+        np.testing.assert_allclose(c["x_rot"][m], wl.state(m, rotation, table)["x_rot"], atol=5e-5)
 
-    ctl = wl.controls()
-    assert set(ctl) == {"m", "rotation", "table"}
-    assert isinstance(ctl["m"], w.IntSlider)
-    assert {v for _, v in ctl["rotation"].options} == {"half", "interleaved"}
-    assert {v for _, v in ctl["table"].options} == {"half", "interleaved"}
-    box = wl.DEMO.widget()
-    assert "rope-edu-demo" in box._dom_classes
-    plt.close("all")
+
+@FAST
+@given(m=st.integers(0, 40), rotation=layouts, table=layouts)
+def test_readouts_against_the_package(m, rotation, table):
+    r = wl.readouts(m=m, rotation=rotation, table=table)
+    cos, sin = rope_edu.cos_sin_table(np.array([m + wl.DISTANCE, m, m], float), wl.DIM, base=wl.BASE, layout=table)
+    q, k, x = rope_edu.rope_from_table(np.stack([wl.X, wl.K, wl.X]), cos, sin, layout=rotation)
+    assert r["norm_ratio"] == pytest.approx(np.linalg.norm(x) / np.linalg.norm(wl.X), abs=1e-12)
+    assert r["score"] == pytest.approx(q @ k, abs=1e-12)
+    good = apply_rope(wl.X, float(wl.DISTANCE), base=wl.BASE, layout=rotation) @ wl.K
+    assert r["score_ref"] == pytest.approx(good, abs=1e-12)
+    if rotation == table:  # RoPE: the norm and the score do not move with the position
+        assert r["norm_error"] == 0.0 and r["score_spread"] == 0.0
+        assert r["norm_ratio"] == pytest.approx(1.0, abs=1e-12) and r["score"] == pytest.approx(good, abs=1e-12)
+    else:
+        assert r["norm_error"] > 0.2 and r["score_spread"] > 1.0
 
 
-def test_frame_draws_without_layout_engine_and_without_warnings():
-    """The kernel-free animation draws on a figure with no layout engine: no overlap warnings."""
-    import warnings
+def test_readouts_bad_input():
+    with pytest.raises(ValueError, match="m"):
+        wl.readouts(m=2.5, rotation="half", table="half")
+    with pytest.raises(ValueError, match="table"):
+        wl.readouts(m=2, rotation="half", table="neox")
 
-    import matplotlib as mpl
 
-    from rope_edu.plots import STYLE
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with mpl.rc_context({**STYLE, "figure.constrained_layout.use": False}):
-            fig = plt.figure(figsize=wl.DEMO.figsize, dpi=wl.DEMO.dpi)
-        try:
-            with mpl.rc_context(STYLE):
-                wl.draw(fig, **wl.frames()[-1])
-            fig.canvas.draw()
-            top, middle, bottom = fig.axes
-            # panels stacked without overlap: each one ends above the next one's top
-            assert top.get_position().y0 > middle.get_position().y1 > middle.get_position().y0 > bottom.get_position().y1
-        finally:
-            plt.close(fig)
+def test_live_widget_and_static_markup():
+    w = wl.DEMO.widget(table="interleaved")
+    assert (w.m, w.rotation, w.table) == (5, "half", "interleaved")
+    assert w._name == "layouts" and set(w._data["combos"]) == {"half/half", "half/interleaved", "interleaved/half", "interleaved/interleaved"}
+    html = wl.DEMO.html()
+    assert 'data-figure="layouts"' in html and len(html) < 100_000

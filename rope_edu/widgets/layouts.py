@@ -7,6 +7,10 @@ layout. Top: the coordinates as bars, arcs joining the coordinates the rotation 
 every coordinate the frequency its table entry holds. When the two ends of an arc read the same
 frequency the map is a rotation; otherwise (the mix-up) it is not. Below: the norm ratio and the
 score at a fixed distance as the position moves; both are flat only when the layouts match.
+
+The figure (``js/layouts.js``) has three controls, the position ``m`` and the two layouts; it
+draws what :func:`data` precomputes with ``rope_edu`` for every pair of layouts, and prints
+:func:`readouts`, which the browser tests compare with the page.
 """
 
 from __future__ import annotations
@@ -14,15 +18,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from matplotlib.patches import Arc
 
 from .._checks import as_real_array, check_positions
 from ..layouts import TABLE_LAYOUTS, cos_sin_table, rope_from_table
-from ..plots import COLORS, CYCLE
 from ..rope import LAYOUTS
-from ._legacy import Demo
+from ._core import Control, Figure
 
-__all__ = ["DIM", "BASE", "X", "K", "DISTANCE", "POSITIONS", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = [
+    "DIM", "BASE", "X", "K", "DISTANCE", "POSITIONS", "ROTATION_NAMES", "TABLE_NAMES",
+    "state", "readouts", "data", "CONTROLS", "DEMO",
+]
 
 #: Dimension shown (4 pairs: small enough to read, large enough for the layouts to differ).
 DIM = 8
@@ -92,78 +97,76 @@ def state(m: float, rotation: str = "half", table: str = "half", x: Any = X, k: 
     }
 
 
-_NAMES = {"half": "half-split (i, i+d/2)", "interleaved": "interleaved (2i, 2i+1)"}
+#: How the figure names each layout: the rotation's pairs and the table's order of frequencies.
+ROTATION_NAMES = {"half": "half-split: pairs (i, i+d/2)", "interleaved": "interleaved: pairs (2i, 2i+1)"}
+TABLE_NAMES = {"half": "half: [θ0..θ3, θ0..θ3]", "interleaved": "interleaved: [θ0, θ0, θ1, θ1, ...]"}
 
 
-def draw(fig, m: float = 5, rotation: str = "half", table: str = "half", note: str = "") -> None:
-    """Draw the pairing diagram at position ``m`` and the norm and score curves on ``fig``."""
+def _spreads(s: dict[str, Any]) -> tuple[float, float]:
+    """(largest |norm ratio - 1|, score max - min) over the plotted positions; below 1e-12
+    (floating-point rounding of a true 0) they are reported as 0."""
+    norm_error = float(np.max(np.abs(s["norm_curve"] - 1.0)))
+    spread = float(np.ptp(s["score_curve"]))
+    return tuple(v if v > 1e-12 else 0.0 for v in (norm_error, spread))
+
+
+def readouts(m: int, rotation: str, table: str) -> dict[str, float]:
+    """The numbers the figure prints for position ``m`` and the two layouts (from :func:`state`).
+
+    ``norm_ratio``: :math:`\\|f(x, m)\\| / \\|x\\|`; ``norm_error``: the largest
+    :math:`|\\|f(x, p)\\| / \\|x\\| - 1|` over the plotted positions; ``score``: the score
+    :math:`\\langle f(x, m + \\text{DISTANCE}), f(k, m)\\rangle`; ``score_ref``: the correct RoPE
+    score at that distance; ``score_spread``: max minus min of the score over the plotted positions
+    (0 for RoPE). The two spreads are reported as 0 below 1e-12 (rounding of a true 0).
+    """
     s = state(m, rotation, table)
-    axes = fig.subplots(3, 1, gridspec_kw={"height_ratios": [1.5, 1, 1]})
-    if fig.get_layout_engine() is None:  # the kernel-free animation draws with no layout engine
-        fig.subplots_adjust(left=0.12, right=0.97, top=0.86 if note else 0.9, bottom=0.08, hspace=0.62)
-    ax = axes[0]
-    j = np.arange(DIM)
-    a, b = s["pairs"]
-    pair_of = np.empty(DIM, dtype=int)
-    pair_of[a] = np.arange(DIM // 2)
-    pair_of[b] = np.arange(DIM // 2)
-    ax.bar(j, X, width=0.8, color="none", edgecolor=COLORS["grey"], ls="--", label="x")
-    ax.bar(j, s["x_rot"], width=0.5, color=[CYCLE[p] for p in pair_of], label=f"x at m = {m:g}")
-    top = 1.6
-    for i, (ja, jb) in enumerate(zip(a, b)):
-        width = jb - ja
-        ax.add_patch(Arc(((ja + jb) / 2, top), width, 0.5 + 0.25 * width, theta1=0, theta2=180,
-                         color=CYCLE[i], lw=1.6))
-    ax.set_xticks(j)
-    ax.set_xticklabels([f"x{jj}\nθ{f}" for jj, f in zip(j, s["freq_index"])], fontsize=8)
-    for lab, f in zip(ax.get_xticklabels(), s["freq_index"]):
-        lab.set_color(CYCLE[f])
-    ax.set_ylim(-2.0, top + 1.0)
-    ax.set_ylabel("coordinate value")
-    ax.legend(loc="lower right", fontsize=7, ncol=2)
-    verdict = "tables match: a rotation" if s["matched"] else "MIX-UP: arc ends read different θ"
-    head = f"rotation {_NAMES[rotation]}, {table} table\n{verdict}"
-    ax.set_title(head if not note else f"{note}\n{head}", fontsize=9)
-
-    p = s["positions"]
-    axes[1].plot(p, s["norm_curve"], color=COLORS["q"])
-    axes[1].axhline(1.0, color=COLORS["grey"], ls=":", lw=1)
-    axes[1].axvline(m, color=COLORS["accent"], lw=1)
-    axes[1].set_ylabel("norm ratio", fontsize=8)
-    axes[1].set_title(f"‖f(x, p)‖ / ‖x‖ (1 for RoPE); at p = m = {m:g}: {s['norm_ratio']:.3f}", fontsize=9)
-    axes[2].plot(p, s["score_curve"], color=COLORS["k"], label="this implementation")
-    axes[2].axhline(s["score_ref"], color=COLORS["grey"], ls=":", lw=1, label="correct RoPE")
-    axes[2].set_ylabel("score", fontsize=8)
-    axes[2].set_title(f"score ⟨f(x, p+{DISTANCE}), f(k, p)⟩ at distance {DISTANCE}: constant for RoPE", fontsize=9)
-    axes[2].set_xlabel("position p (tokens)")
-    axes[2].legend(loc="lower left", fontsize=7, ncol=2)
-    axes[1].set_ylim(0.5, 1.5)
-    axes[2].set_ylim(s["score_ref"] - 1.5, s["score_ref"] + 1.5)
-    axes[1].set_xlim(p[0], p[-1])
-    axes[2].set_xlim(p[0], p[-1])
-
-
-def controls() -> dict[str, Any]:
-    """The live widget's controls: position m and the layouts of the rotation and of the table."""
-    import ipywidgets as w
-
-    style = {"description_width": "initial"}
-    options = [(_NAMES[name], name) for name in ("half", "interleaved")]
+    norm_error, score_spread = _spreads(s)
+    index = int(np.searchsorted(POSITIONS, m))
+    if index >= len(POSITIONS) or POSITIONS[index] != m:
+        raise ValueError(f"m must be one of the plotted positions {POSITIONS[0]}..{POSITIONS[-1]}, got {m!r}")
     return {
-        "m": w.IntSlider(value=5, min=0, max=int(POSITIONS[-1]), description="position m", style=style),
-        "rotation": w.Dropdown(options=options, value="half", description="rotation pairs", style=style),
-        "table": w.Dropdown(options=[("half: [θ0..θ3, θ0..θ3]", "half"), ("interleaved: [θ0,θ0,θ1,θ1,...]", "interleaved")],
-                            value="half", description="cos/sin table", style=style),
+        "norm_ratio": s["norm_ratio"],
+        "norm_error": norm_error,
+        "score": float(s["score_curve"][index]),
+        "score_ref": s["score_ref"],
+        "score_spread": score_spread,
     }
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: the matching half-split pair moves through positions, then the
-    same rotation with the interleaved table (the bug)."""
-    ms = range(0, 36, 7)
-    good = [{"m": m, "rotation": "half", "table": "half", "note": "correct: rotate_half with the half table"} for m in ms]
-    bad = [{"m": m, "rotation": "half", "table": "interleaved", "note": "bug: rotate_half with the interleaved table"} for m in ms]
-    return good + bad
+def data() -> dict[str, Any]:
+    """For every (rotation, table) pair of layouts, keyed ``"rotation/table"``: what :func:`state`
+    returns at every plotted position (``x_rot`` rounded to 4 decimals: it only draws bars)."""
+    combos = {}
+    for rotation in ROTATION_NAMES:
+        for table in TABLE_NAMES:
+            s = state(0.0, rotation, table)
+            norm_error, score_spread = _spreads(s)
+            combos[f"{rotation}/{table}"] = {
+                "pairs": np.stack(s["pairs"]),
+                "freq_index": s["freq_index"],
+                "matched": s["matched"],
+                "x_rot": np.round(_rotate(X, POSITIONS, rotation, table), 4),
+                "norm_curve": s["norm_curve"],
+                "norm_error": norm_error,
+                "score_curve": s["score_curve"],
+                "score_spread": score_spread,
+                "score_ref": s["score_ref"],
+            }
+    return {
+        "x": X, "positions": POSITIONS, "distance": DISTANCE, "combos": combos,
+        "rotation_names": ROTATION_NAMES, "table_names": TABLE_NAMES,
+    }
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.4, 5.8))
+CONTROLS = [
+    Control("m", "position m", 5, min=0, max=int(POSITIONS[-1]), step=1),
+    Control("rotation", "rotation pairs", "half", kind="select", options=tuple(ROTATION_NAMES)),
+    Control("table", "cos/sin table", "half", kind="select", options=tuple(TABLE_NAMES)),
+]
+
+#: The chapter 6 figure: the pairing of each layout, and the norm and score under a table mix-up.
+DEMO = Figure(
+    "layouts", CONTROLS, data=data, readouts=readouts,
+    title="RoPE layouts: which coordinates a rotation pairs, which frequency its cos/sin table holds, "
+          "and what a mix-up does to norms and scores",
+)
