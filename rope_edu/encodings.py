@@ -1,12 +1,14 @@
 """Absolute position encodings: the tables chapter 2 compares, and the sinusoidal shift matrix.
 
 An *absolute* (additive) encoding gives every position :math:`p` a vector :math:`PE(p)` that is
-added to the token embedding at that position. This module builds four of them as tables of
+added to the token embedding at that position. This module builds five of them as tables of
 shape ``(n_positions, dim)`` (row ``p`` is :math:`PE(p)`):
 
 * :func:`integer_encoding`: :math:`PE(p) = p` (unbounded);
 * :func:`normalised_encoding`: :math:`PE(p) = p / (N - 1)` (depends on the length :math:`N`);
 * :func:`binary_encoding`: the bits of :math:`p` (bounded and unique, but it jumps);
+* :func:`learned_encoding`: a table of free parameters, one row per position up to a maximum
+  (BERT, GPT-2); here a fixed random stand-in for the trained values;
 * :func:`sinusoidal_encoding`: Vaswani et al. (2017),
 
   .. math::
@@ -49,6 +51,7 @@ __all__ = [
     "integer_encoding",
     "normalised_encoding",
     "binary_encoding",
+    "learned_encoding",
     "sinusoidal_encoding",
     "sinusoidal_at",
     "shift_matrix",
@@ -148,6 +151,52 @@ def binary_encoding(n_positions: int, n_bits: int | None = None) -> np.ndarray:
     p = np.arange(n_positions, dtype=np.int64)[:, None]
     j = np.arange(n_bits, dtype=np.int64)[None, :]
     return ((p >> j) & 1).astype(np.float64)
+
+
+def learned_encoding(n_positions: int, dim: int, max_positions: int = 512, seed: int = 0) -> np.ndarray:
+    """A stand-in for a learned position table: the first ``n_positions`` rows of a fixed table.
+
+    Models such as BERT (512 rows) and GPT-2 (1024 rows) learn one free vector per position. The
+    trained values are whatever training made them; what every such table shares is its shape:
+    ``max_positions`` rows and nothing beyond. This function returns rows of one fixed table of
+    independent normal values with standard deviation 0.02, drawn once from ``seed``, so a shorter
+    table is always the start of a longer one.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions :math:`N`, ``0 <= N <= max_positions``.
+    dim : int
+        Width of the table, >= 1.
+    max_positions : int, default 512
+        Number of rows the table has (the longest sequence the model was trained for), >= 1.
+    seed : int, default 0
+        Seed of the random values (``numpy.random.default_rng``), >= 0.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, dim), float64
+        ``learned_encoding(n, d)`` equals ``learned_encoding(max_positions, d)[:n]``.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an integer.
+    ValueError
+        If ``n_positions > max_positions`` (a learned table has no row there) or an argument is
+        out of range.
+    """
+    n_positions = check_int(n_positions, "n_positions", minimum=0)
+    dim = check_int(dim, "dim", minimum=1)
+    max_positions = check_int(max_positions, "max_positions", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
+    if n_positions > max_positions:
+        raise ValueError(
+            f"n_positions={n_positions} exceeds max_positions={max_positions}: a learned table has "
+            f"no row for positions >= {max_positions}"
+        )
+    table = np.random.default_rng(seed).normal(0.0, 0.02, size=(max_positions, dim))
+    return table[:n_positions]
 
 
 def sinusoidal_at(positions: Any, dim: int, base: float = 10000.0) -> np.ndarray:
@@ -335,11 +384,14 @@ class Encoding:
         the number of bits).
     problem : str
         What goes wrong with it, in one line (``""`` for the sinusoidal table).
+    max_positions : int or None
+        The most positions ``table`` can encode (``None``: any number).
     """
 
     name: str
     table: Callable[[int, int], np.ndarray]
     problem: str
+    max_positions: int | None = None
 
 
 ENCODINGS: dict[str, Encoding] = {
@@ -354,6 +406,11 @@ ENCODINGS: dict[str, Encoding] = {
     "binary": Encoding(
         "binary", binary_encoding,
         "discrete jumps: neighbours can differ in many bits, and no fixed linear map sends p to p + 1",
+    ),
+    "learned": Encoding(
+        "learned", learned_encoding,
+        "a fixed number of rows: no code at all past the longest training sequence",
+        max_positions=512,
     ),
     "sinusoidal": Encoding("sinusoidal", sinusoidal_encoding, ""),
 }

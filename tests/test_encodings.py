@@ -14,6 +14,7 @@ from rope_edu import (
     binary_encoding,
     frequencies,
     integer_encoding,
+    learned_encoding,
     normalised_encoding,
     rotation_matrix,
     shift_matrix,
@@ -212,17 +213,50 @@ def test_binary_has_no_affine_shift_map():
 
 
 def test_registry():
-    assert list(ENCODINGS) == ["integer", "normalised", "binary", "sinusoidal"]
+    assert list(ENCODINGS) == ["integer", "normalised", "binary", "learned", "sinusoidal"]
     for name, enc in ENCODINGS.items():
         assert enc.name == name
         table = enc.table(16, 4)
         assert table.shape == (16, 4)
         assert (enc.problem == "") == (name == "sinusoidal")
+        assert (enc.max_positions is not None) == (name == "learned")
+    limit = ENCODINGS["learned"].max_positions
+    assert ENCODINGS["learned"].table(limit, 4).shape == (limit, 4)
+    with pytest.raises(ValueError, match="max_positions"):
+        ENCODINGS["learned"].table(limit + 1, 4)
     np.testing.assert_array_equal(ENCODINGS["sinusoidal"].table(16, 4), sinusoidal_encoding(16, 4))
 
 
+def test_learned_table_is_one_fixed_table_with_a_hard_limit():
+    full = learned_encoding(1024, 6, max_positions=1024)
+    assert full.shape == (1024, 6) and full.dtype == np.float64
+    np.testing.assert_array_equal(learned_encoding(100, 6, max_positions=1024), full[:100])
+    np.testing.assert_array_equal(learned_encoding(1024, 6, max_positions=1024, seed=0), full)
+    assert not np.array_equal(learned_encoding(1024, 6, max_positions=1024, seed=1), full)
+    assert len(np.unique(full, axis=0)) == 1024 and 0.015 < full.std() < 0.025
+    assert learned_encoding(0, 3).shape == (0, 3)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n_positions": 513, "dim": 4}, ValueError, "max_positions"),
+        ({"n_positions": -1, "dim": 4}, ValueError, "n_positions"),
+        ({"n_positions": 2.0, "dim": 4}, TypeError, "n_positions"),
+        ({"n_positions": 4, "dim": 0}, ValueError, "dim"),
+        ({"n_positions": 4, "dim": "4"}, TypeError, "dim"),
+        ({"n_positions": 4, "dim": 4, "max_positions": 0}, ValueError, "max_positions"),
+        ({"n_positions": 4, "dim": 4, "seed": -1}, ValueError, "seed"),
+        ({"n_positions": 4, "dim": 4, "seed": 0.5}, TypeError, "seed"),
+    ],
+)
+def test_learned_rejects_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        learned_encoding(**kwargs)
+
+
 def test_exported():
-    for name in ("sinusoidal_encoding", "sinusoidal_at", "integer_encoding", "normalised_encoding",
+    for name in ("sinusoidal_encoding", "sinusoidal_at", "integer_encoding", "learned_encoding", "normalised_encoding",
                  "binary_encoding", "shift_matrix", "additive_logit_terms", "ENCODINGS"):
         assert name in rope_edu.__all__
 
