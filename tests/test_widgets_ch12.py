@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import matplotlib
+import json
 
-matplotlib.use("Agg")
+import numpy as np
+import pytest
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from rope_edu import binary_encoding, shift_matrix, sinusoidal_encoding  # noqa: E402
-from rope_edu.widgets import odometer, sinusoid_shift, token_order  # noqa: E402
-
-DEMOS = [sinusoid_shift]  # still matplotlib Demos (legacy)
+from rope_edu import binary_encoding, shift_matrix, sinusoidal_encoding
+from rope_edu.widgets import odometer, sinusoid_shift, token_order
 
 
 # --- token order (chapter 1) -----------------------------------------------------------------
@@ -99,8 +94,6 @@ def test_token_order_readouts_from_attention(order, positions):
 
 
 def test_token_order_data_matches_outputs():
-    import json
-
     from matplotlib import colormaps
     from matplotlib.colors import to_hex
 
@@ -186,8 +179,6 @@ def test_odometer_readouts_last_position_has_no_step():
 
 
 def test_odometer_data_is_the_tables():
-    import json
-
     d = odometer.data()
     np.testing.assert_array_equal(d["bits"], binary_encoding(64, 6))
     np.testing.assert_allclose(d["pe"], sinusoidal_encoding(64, 12, base=64.0), atol=5e-6)
@@ -227,21 +218,51 @@ def test_shift_bad_input():
         sinusoid_shift.state(1.5, 2)
     with pytest.raises(TypeError, match="k"):
         sinusoid_shift.state(1, "2")
+    with pytest.raises(TypeError, match="k"):
+        sinusoid_shift.readouts(1, 2.5)
 
 
-# --- every demo: draws, has frames, has controls ---------------------------------------------
+def test_shift_figure_controls():
+    demo = sinusoid_shift.DEMO
+    assert demo.name == "sinusoid_shift"
+    assert [(c.name, c.value, c.min, c.max, c.step) for c in demo.controls] == [("p", 5, 0, 30, 1), ("k", 3, -8, 8, 1)]
+    assert (sinusoid_shift.P_RANGE, sinusoid_shift.K_RANGE) == ((0, 30), (-8, 8))
 
 
-@pytest.mark.parametrize("mod", DEMOS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-def test_demo_draws_and_has_frames(mod):
-    fig = mod.DEMO.figure()
-    assert fig.axes
-    plt.close(fig)
-    frames = mod.DEMO.frames()
-    assert 12 <= len(frames) <= 30
-    fig = mod.DEMO.figure(**frames[-1])
-    plt.close(fig)
-    controls = mod.DEMO.controls()
-    assert set(frames[0]) <= set(controls)
-    assert any(type(w).__name__ == "IntSlider" for w in controls.values())
+@pytest.mark.parametrize("p,k", [(5, 3), (0, 0), (30, -8), (0, -8), (30, 8), (11, -1)])
+def test_shift_readouts(p, k):
+    r = sinusoid_shift.readouts(p, k)
+    assert set(r) == {"pk", "error", "turn_0", "turn_1", "turn_2", "turn_3"}
+    assert r["pk"] == p + k
+    theta = 100.0 ** (-np.arange(4) / 4)  # θ_i = b^(-2i/d), d = 8, b = 100
+    np.testing.assert_allclose([r[f"turn_{i}"] for i in range(4)], k * theta, rtol=1e-12)
+    table = sinusoidal_encoding(64, 8, base=100.0)  # rows 0..63 cover p and p + k >= 0
+    if p + k >= 0:
+        expected = np.abs(shift_matrix(k, 8, 100.0) @ table[p] - table[p + k]).max()
+        assert r["error"] == pytest.approx(expected, abs=1e-15)
+    assert r["error"] < 1e-12
 
+
+def test_shift_data():
+    d = sinusoid_shift.data()
+    assert d["k_min"] == -8
+    np.testing.assert_allclose(d["theta"], 100.0 ** (-np.arange(4) / 4), rtol=1e-12)
+    pe = np.array(d["pe"])
+    assert pe.shape == (30 + 8 + 8 + 1, 8)
+    np.testing.assert_allclose(pe[8:], sinusoidal_encoding(39, 8, base=100.0), atol=1e-15)  # row q + 8 is PE(q)
+    blocks = np.array(d["blocks"])
+    for k in range(-8, 9):
+        m = shift_matrix(k, 8, 100.0)
+        for i in range(4):
+            np.testing.assert_array_equal(blocks[k + 8, i], m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2])
+        # the blocks applied to PE(p) as the figure does give PE(p + k)
+        for p in (0, 13, 30):
+            shifted = np.einsum("iab,ib->ia", blocks[k + 8], pe[p + 8].reshape(4, 2)).ravel()
+            np.testing.assert_allclose(shifted, pe[p + k + 8], atol=1e-12)
+            assert d["error"][p][k + 8] == sinusoid_shift.readouts(p, k)["error"]
+    assert len(json.dumps(sinusoid_shift.DEMO._payload(), separators=(",", ":"))) < 40_000
+
+
+def test_shift_live_widget():
+    w = sinusoid_shift.DEMO.widget(k=-2)
+    assert (w.p, w.k) == (5, -2) and w._name == "sinusoid_shift"
