@@ -562,15 +562,48 @@ def test_widget_logits_are_the_layers_scaled_dot_products():
     np.testing.assert_allclose(probs[0, 0], rope_edu.softmax(attention_shift.logits(pos)), atol=1e-12)
 
 
-def test_widget_draws_and_animates():
-    fig = attention_shift.DEMO.figure(shift=5, move=2, token=1)
-    assert len(fig.axes) == 4  # two heatmaps and their colour bars
-    assert fig.axes[0].get_ylabel() and all(ax.get_xlabel() for ax in fig.axes[:2])
-    frames = attention_shift.frames()
-    assert 12 <= len(frames) <= 30
-    changes = [attention_shift.state(f["shift"], f["move"], f["token"])["max_change"] for f in frames]
-    shifted = [c for f, c in zip(frames, changes) if f["move"] == 0]
-    moved = [c for f, c in zip(frames, changes) if f["move"] != 0]
-    assert len(shifted) >= 6 and len(moved) >= 6
-    assert max(shifted) < 1e-9 and min(moved) > 1e-2
-    assert set(attention_shift.controls()) == {"shift", "move", "token"}
+def test_widget_figure_controls_and_defaults():
+    assert attention_shift.DEMO.name == "attention_shift"
+    assert [c.name for c in attention_shift.DEMO.controls] == ["shift", "move", "token"]
+    assert attention_shift.DEMO.defaults == {"shift": 0, "move": 0, "token": 3}
+    ranges = [(c.min, c.max, c.step, c.integer) for c in attention_shift.DEMO.controls]
+    assert ranges == [(0, 100, 1, True), (-6, 12, 1, True), (0, 5, 1, True)]
+
+
+def test_widget_data_rotated_in_python_gives_the_layers_logits():
+    """data() holds q and k before RoPE; turning them by RoPE at any positions (what the browser
+    does) gives the layer's logits, and the limits are those of the colour scales."""
+    d = attention_shift.data()
+    assert d["layout"] == attention_shift.WEIGHTS.layout == "half" and d["head_dim"] == 8
+    np.testing.assert_array_equal(d["inv_freq"], rope_edu.frequencies(8, 10000.0))
+    pos = np.array([7.0, 3.0, 100.0, 0.0, 55.0, 12.0])
+    q = apply_rope(d["q"], pos, inv_freq=d["inv_freq"], layout=d["layout"])
+    k = apply_rope(d["k"], pos, inv_freq=d["inv_freq"], layout=d["layout"])
+    np.testing.assert_allclose(q @ k.T / np.sqrt(d["head_dim"]), attention_shift.logits(pos), atol=1e-12)
+    assert d["lim"] > np.abs(attention_shift.logits(np.arange(6.0))).max()
+    assert len(d["cmap_logits"]) == len(d["cmap_change"]) == 11
+
+
+@settings(max_examples=25, deadline=None)
+@given(shift=st.integers(0, 100), move=st.integers(-6, 12), token=st.integers(0, 5))
+def test_widget_readouts_against_the_layer(shift, move, token):
+    r = attention_shift.readouts(shift=shift, move=move, token=token)
+    pos = np.arange(6.0) + shift
+    pos[token] += move
+    np.testing.assert_array_equal([r[f"position_{i}"] for i in range(6)], pos)
+    change = attention_shift.logits(pos) - attention_shift.logits(np.arange(6.0))
+    if move == 0:  # a shift of every position: no logit changes
+        assert r["max_change"] == 0.0 and r["n_changed"] == 0
+    else:  # the moved token's row and column, except its logit with itself
+        assert r["n_changed"] == 10
+        assert r["max_change"] == pytest.approx(np.abs(change).max(), abs=1e-12) and r["max_change"] > 1e-3
+
+
+def test_widget_live_and_static():
+    w = attention_shift.DEMO.widget(shift=40)
+    assert (w.shift, w.move, w.token) == (40, 0, 3)
+    assert w._name == "attention_shift" and np.shape(w._data["q"]) == (6, 8)
+    html = attention_shift.DEMO.html(move=2)
+    assert 'data-figure="attention_shift"' in html and len(html) < 20_000
+    with pytest.raises(ValueError, match="move"):
+        attention_shift.DEMO.state(move=13)

@@ -5,6 +5,11 @@ Six tokens go through the query and key projections of one LLaMA-style attention
 the logits ``q_m · k_n / sqrt(d)``; the right one their change from the unshifted sequence at
 positions ``0..5``. Adding the same ``shift`` to every position changes nothing (up to rounding);
 moving one token changes exactly its row and its column.
+
+The figure (``js/attention_shift.js``) has three controls: the shift of every position, the move
+of one token and which token moves. The browser turns the queries and keys that :func:`data`
+computes with ``rope_edu`` by their positions and prints :func:`readouts`, which the browser
+tests compare with the page.
 """
 
 from __future__ import annotations
@@ -14,10 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..llama import AttentionWeights, init_attention_weights, project_qkv
-from ..plots import COLORS
-from ._legacy import Demo
+from ._core import Control, Figure
 
-__all__ = ["TOKENS", "HIDDEN", "WEIGHTS", "EMBEDDINGS", "logits", "state", "draw", "controls", "frames", "DEMO"]
+__all__ = ["TOKENS", "HIDDEN", "WEIGHTS", "EMBEDDINGS", "logits", "state", "readouts", "data", "CONTROLS", "DEMO"]
 
 #: The short sequence the heatmap shows (labels only: the embeddings are random).
 TOKENS: tuple[str, ...] = ("the", "cat", "sat", "on", "the", "mat")
@@ -91,60 +95,57 @@ def state(shift: float = 0, move: float = 0, token: int = 3) -> dict[str, Any]:
     }
 
 
-#: Fixed colour limits so that frames can be compared by eye.
+#: Fixed colour limits, so that states can be compared by eye.
 _LIM = float(np.max(np.abs(logits(np.arange(len(TOKENS)))))) * 1.6
 
 
-def draw(fig, shift: float = 0, move: float = 0, token: int = 3, note: str = "") -> None:
-    """Two heatmaps: the logits, and their change from positions 0..5."""
+def _colour_stops(name: str, n: int = 11) -> list[str]:
+    """``n`` evenly spaced colours of matplotlib's colour map ``name``, as hex strings."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps[name]
+    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
+
+
+def readouts(shift: int, move: int, token: int) -> dict[str, float]:
+    """The numbers the figure prints (from :func:`state`).
+
+    ``position_i``: the position of token ``i``; ``max_change``: the largest change of a logit
+    from positions ``0..5`` (0 when no logit changed by more than 1e-9, i.e. a change that is
+    floating-point rounding only); ``n_changed``: how many of the 36 logits changed.
+    """
     s = state(shift, move, token)
-    labels = [f"{w}@{p:g}" for w, p in zip(TOKENS, s["positions"])]
-    # Fixed axes rectangles (figure fractions), so that frames do not jump as tick labels change;
-    # no layout engine, which would otherwise try (and warn) to rearrange them.
-    fig.set_layout_engine("none")
-    ax1, ax2 = fig.add_axes((0.13, 0.25, 0.273, 0.5)), fig.add_axes((0.60, 0.25, 0.273, 0.5))
-    cax1, cax2 = fig.add_axes((0.41, 0.25, 0.015, 0.5)), fig.add_axes((0.88, 0.25, 0.015, 0.5))
-    for ax, cax, data, cmap, lim, title in (
-        (ax1, cax1, s["logits"], "cividis", _LIM, "logits q·k/√d"),
-        (ax2, cax2, s["change"], "PuOr", _LIM / 2, "change from positions 0..5"),
-    ):
-        im = ax.imshow(data, cmap=cmap, vmin=-lim, vmax=lim)
-        ax.set_xticks(range(len(TOKENS)), labels, rotation=60, fontsize=7)
-        ax.set_yticks(range(len(TOKENS)), labels, fontsize=7)
-        ax.set_xlabel("key (token@position)")
-        ax.set_title(title, fontsize=9)
-        ax.grid(False)
-        fig.colorbar(im, cax=cax)
-    ax1.set_ylabel("query (token@position)")
-    if move:
-        for ax in (ax1, ax2):  # outline the moved token's row and column
-            ax.axhline(token - 0.5, color=COLORS["k"], lw=1)
-            ax.axhline(token + 0.5, color=COLORS["k"], lw=1)
-            ax.axvline(token - 0.5, color=COLORS["k"], lw=1)
-            ax.axvline(token + 0.5, color=COLORS["k"], lw=1)
-    head = f"shift all by {shift:g}, move '{TOKENS[token]}' (token {token}) by {move:g}:  max |change| = {s['max_change']:.1e}"
-    fig.suptitle(head if not note else f"{note}\n{head}", fontsize=9)
+    out: dict[str, float] = {f"position_{i}": float(p) for i, p in enumerate(s["positions"])}
+    out["max_change"] = s["max_change"] if s["changed"].any() else 0.0
+    out["n_changed"] = int(s["changed"].sum())
+    return out
 
 
-def controls() -> dict[str, Any]:
-    """Sliders: a shift of every position, and a move of one chosen token."""
-    import ipywidgets as w
-
-    style = {"description_width": "initial"}
+def data() -> dict[str, Any]:
+    """What the browser needs to recompute the logits at any positions: the head's queries and
+    keys before RoPE (shape (6, 8), from :func:`rope_edu.llama.project_qkv` at position 0, where
+    the rotation is the identity), its frequencies and layout, the colour scales' limits and
+    colour stops (cividis for the logits, PuOr for their change)."""
+    q, k, _ = project_qkv(EMBEDDINGS, WEIGHTS, np.zeros(len(TOKENS)))
     return {
-        "shift": w.IntSlider(value=0, min=0, max=100, description="shift every position by", style=style),
-        "move": w.IntSlider(value=0, min=-6, max=12, description="move one token by", style=style),
-        "token": w.IntSlider(value=3, min=0, max=len(TOKENS) - 1, description="token to move", style=style),
+        "tokens": list(TOKENS),
+        "q": q[0, 0], "k": k[0, 0],
+        "inv_freq": WEIGHTS.frequencies, "layout": WEIGHTS.layout, "head_dim": WEIGHTS.head_dim,
+        "lim": _LIM, "threshold": 1e-9,
+        "cmap_logits": _colour_stops("cividis"), "cmap_change": _colour_stops("PuOr"),
     }
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: shift every position (nothing changes), then move token 3 ("on")."""
-    together = [{"shift": s, "move": 0, "token": 3, "note": "every position shifted: logits unchanged"}
-                for s in range(0, 64, 8)]
-    alone = [{"shift": 0, "move": m, "token": 3, "note": "one token moved: its row and column change"}
-             for m in range(1, 11)]
-    return together + alone
+CONTROLS = [
+    Control("shift", "shift every position by", 0, min=0, max=100, step=1),
+    Control("move", "move one token by", 0, min=-6, max=12, step=1),
+    Control("token", "token to move (index)", 3, min=0, max=len(TOKENS) - 1, step=1),
+]
 
-
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(6.4, 3.5))
+#: The chapter 7 figure: the logits of one head, and their change, as positions shift or a token moves.
+DEMO = Figure(
+    "attention_shift", CONTROLS, data=data, readouts=readouts,
+    title="Attention logits with RoPE: unchanged when every position shifts, changed in one row and "
+          "column when one token moves",
+)
