@@ -63,6 +63,8 @@ from .encodings import (
     sinusoidal_encoding,
 )
 from .rope import LAYOUTS, apply_rope, frequencies, layout_permutation, rope_angles, rotation_matrix
+from . import models
+from .models import RopeSpec, rope_spec
 from . import alibi, multidim, relative
 from .alibi import alibi_bias, alibi_slopes
 from .multidim import (
@@ -147,6 +149,9 @@ __all__ = [
     "layout_permutation",
     "rope_angles",
     "rotation_matrix",
+    "models",
+    "RopeSpec",
+    "rope_spec",
     "alibi",
     "multidim",
     "relative",

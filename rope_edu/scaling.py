@@ -1,5 +1,5 @@
 """Longer contexts: rescaled RoPE frequencies (Position Interpolation, NTK-aware, dynamic NTK,
-YaRN, Llama 3.1).
+YaRN, Llama 3.1, LongRoPE).
 
 A model trained on sequences of ``L`` tokens (``original_max_position_embeddings``) only ever
 saw the angles :math:`m\\theta_i` with :math:`0 \\le m < L`. Each method here changes the
@@ -12,7 +12,8 @@ frequencies :math:`\\theta_i` (and, for YaRN, a scale on cos and sin) so that a 
     q_rot = attention_factor * apply_rope(q, positions, inv_freq=inv_freq)
 
 ``attention_factor`` multiplies cos and sin, i.e. both rotated queries and rotated keys, so the
-attention logits are multiplied by ``attention_factor ** 2``.
+attention logits are multiplied by ``attention_factor ** 2``. (:mod:`rope_edu.models` reads these
+methods and their parameters from a model's configuration.)
 
 Parameter names follow Hugging Face's ``rope_parameters`` so a model's ``config.json`` can be read
 directly. Where :mod:`transformers.modeling_rope_utils` implements a method, the numbers agree with
@@ -52,6 +53,7 @@ __all__ = [
     "yarn_attention_factor",
     "yarn_softmax_scale",
     "llama3_ramp",
+    "longrope_attention_factor",
 ]
 
 #: The published Llama 3.1 setting (Meta's reference code and the models' ``rope_scaling``), with
@@ -89,6 +91,25 @@ def _positive_or_none(value: Any, name: str) -> float | None:
     return None if value is None else _positive(value, name)
 
 
+def _length_or_none(value: Any, name: str) -> int | None:
+    return None if value is None else _length(value, name)
+
+
+def _factor_list(value: Any, name: str) -> np.ndarray:
+    # LongRoPE's per-pair rescale factors: a non-empty 1-d sequence of finite positive reals.
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"{name} must be a sequence of positive real numbers (one per rotated pair), got {value!r}")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise TypeError(f"{name} must be a sequence of positive real numbers (one per rotated pair), got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d sequence (one factor per rotated pair), got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+        raise ValueError(f"{name} must contain finite positive numbers only")
+    return arr
+
+
 def _length(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
@@ -109,7 +130,9 @@ def _flag(value: Any, name: str) -> bool:
 _CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "factor": _factor,
     "original_max_position_embeddings": _length,
-    "seq_len": _length,
+    "seq_len": _length_or_none,  # required by "dynamic" (checked there), optional for "longrope"
+    "short_factor": _factor_list,
+    "long_factor": _factor_list,
     "beta_fast": _positive,
     "beta_slow": _positive,
     "attention_factor": _positive_or_none,
@@ -137,9 +160,11 @@ def _check_yarn_betas(beta_fast: float, beta_slow: float) -> None:
 
 
 def _check_llama3_factors(low_freq_factor: float, high_freq_factor: float) -> None:
-    if low_freq_factor >= high_freq_factor:
+    # Equal factors are allowed: Llama 4 publishes low_freq_factor = high_freq_factor = 1, a hard
+    # step at wavelength L with no ramp.
+    if low_freq_factor > high_freq_factor:
         raise ValueError(
-            f"low_freq_factor must be smaller than high_freq_factor, got low_freq_factor={low_freq_factor} "
+            f"low_freq_factor must not exceed high_freq_factor, got low_freq_factor={low_freq_factor} "
             f"and high_freq_factor={high_freq_factor}"
         )
 
@@ -457,6 +482,10 @@ def llama3_ramp(
     :math:`L/\\text{low}` are divided by the factor, and in between :math:`\\gamma` is linear in
     :math:`r_i` (Meta's ``apply_scaling``; Hugging Face ``rope_type="llama3"``).
 
+    With ``low_freq_factor == high_freq_factor`` (Llama 4) there is no ramp: pairs turning more
+    than ``low`` times are kept, the others divided by the factor. (A pair turning exactly ``low``
+    times would be 0/0 in Meta's and Hugging Face's code; it is divided here.)
+
     Returns
     -------
     numpy.ndarray, shape (dim // 2,), float64
@@ -466,7 +495,40 @@ def llama3_ramp(
     high = _positive(high_freq_factor, "high_freq_factor")
     _check_llama3_factors(low, high)
     r = rotations(dim, base, original_max_position_embeddings)
+    if high == low:
+        return (r > high).astype(np.float64)
     return np.clip((r - low) / (high - low), 0.0, 1.0)
+
+
+def longrope_attention_factor(factor: float, original_max_position_embeddings: int) -> float:
+    """LongRoPE's scale on cos and sin, :math:`\\sqrt{1 + \\ln s / \\ln L}` (1 when :math:`s = 1`).
+
+    As in Ding et al. (2024) and Hugging Face ``rope_type="longrope"``: ``s`` is the extension
+    factor (Phi-3 configs leave it out, and it is then ``max_position_embeddings / L``) and
+    :math:`L` the original context. Both rotated queries and keys are multiplied by it, so the
+    logits are multiplied by :math:`1 + \\ln s / \\ln L`.
+
+    Parameters
+    ----------
+    factor : float
+        :math:`s \\ge 1`.
+    original_max_position_embeddings : int
+        :math:`L \\ge 2` when :math:`s > 1`.
+
+    Returns
+    -------
+    float
+    """
+    factor = _factor(factor)
+    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    if factor == 1.0:
+        return 1.0
+    if length < 2:
+        raise ValueError(
+            "original_max_position_embeddings must be >= 2 for LongRoPE's attention factor "
+            f"(it divides by ln L), got {length}"
+        )
+    return math.sqrt(1.0 + math.log(factor) / math.log(length))
 
 
 def _blend(theta: np.ndarray, factor: float, keep: np.ndarray) -> np.ndarray:
@@ -527,6 +589,31 @@ def _llama3(
 ) -> tuple[np.ndarray, float]:
     keep = llama3_ramp(dim, base, original_max_position_embeddings, low_freq_factor, high_freq_factor)
     return _blend(frequencies(dim, base), factor, keep), 1.0
+
+
+def _longrope(
+    dim: int,
+    base: float,
+    short_factor: np.ndarray,
+    long_factor: np.ndarray,
+    factor: float,
+    original_max_position_embeddings: int,
+    attention_factor: float | None,
+    seq_len: int | None,
+) -> tuple[np.ndarray, float]:
+    # theta_i divided by a searched per-pair factor: the short set while the sequence fits in the
+    # original context (or when no length is given: what a model holds after loading), the long set
+    # once seq_len > L. The attention factor does not switch.
+    for name, values in (("short_factor", short_factor), ("long_factor", long_factor)):
+        if values.shape != (dim // 2,):
+            raise ValueError(
+                f"{name} must have one factor per rotated pair, dim // 2 = {dim // 2} values, got {values.size}"
+            )
+    long = seq_len is not None and seq_len > original_max_position_embeddings
+    rescale = long_factor if long else short_factor
+    if attention_factor is None:  # an explicit attention_factor wins, as in transformers
+        attention_factor = longrope_attention_factor(factor, original_max_position_embeddings)
+    return frequencies(dim, base) / rescale, float(attention_factor)
 
 
 @dataclass(frozen=True)
@@ -595,6 +682,14 @@ METHODS: dict[str, Method] = {
         "factor, ramp linear in turns in between; no attention scale",
         "meta2024llamamodels", "llama3",
     ),
+    "longrope": Method(
+        "longrope", _longrope,
+        ("short_factor", "long_factor", "factor", "original_max_position_embeddings"),
+        {"attention_factor": None, "seq_len": None},
+        "LongRoPE: theta_i divided by a searched per-pair factor, short_factor while seq_len <= L and "
+        "long_factor past it; scale cos and sin by sqrt(1 + ln(factor) / ln(L))",
+        "ding2024longrope", "longrope",
+    ),
 }
 
 
@@ -619,7 +714,7 @@ def scaled_frequencies(method: str, dim: int, base: float = 10000.0, **params: A
 
     Parameters
     ----------
-    method : {"default", "linear", "ntk", "dynamic", "yarn", "llama3"}
+    method : {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
         A key of :data:`METHODS`.
     dim : int
         Even number of rotated coordinates :math:`d` (``int(head_dim * partial_rotary_factor)``).
@@ -633,7 +728,10 @@ def scaled_frequencies(method: str, dim: int, base: float = 10000.0, **params: A
         * ``"yarn"``: ``factor``, ``original_max_position_embeddings``; optional ``beta_fast=32``,
           ``beta_slow=1``, ``attention_factor``, ``mscale``, ``mscale_all_dim``, ``truncate=True``;
         * ``"llama3"``: ``factor``, ``low_freq_factor``, ``high_freq_factor``,
-          ``original_max_position_embeddings``.
+          ``original_max_position_embeddings``;
+        * ``"longrope"``: ``short_factor``, ``long_factor`` (``dim // 2`` values each), ``factor``,
+          ``original_max_position_embeddings``; optional ``attention_factor`` and ``seq_len`` (the
+          long factors are used when ``seq_len > original_max_position_embeddings``).
 
     Returns
     -------
@@ -646,7 +744,8 @@ def scaled_frequencies(method: str, dim: int, base: float = 10000.0, **params: A
     ------
     ValueError
         Unknown method (the message lists the valid ones); a value out of range (``factor < 1``,
-        ``beta_fast <= beta_slow``, ``low_freq_factor >= high_freq_factor``, a non-positive length...).
+        ``beta_fast <= beta_slow``, ``low_freq_factor > high_freq_factor``, a non-positive length,
+        LongRoPE factor lists of the wrong length...).
     TypeError
         A missing or unknown parameter, or one of the wrong type.
     """

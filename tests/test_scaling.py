@@ -25,7 +25,7 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 import rope_edu  # noqa: E402
 from rope_edu import apply_rope, frequencies  # noqa: E402
 from rope_edu import scaling as S  # noqa: E402
-from rope_edu.widgets import Demo  # noqa: E402
+from rope_edu.widgets._legacy import Demo  # noqa: E402  (the to_jshtml figures until they move to Figure)
 from rope_edu.widgets import context_extension as ce  # noqa: E402
 
 FAST = settings(max_examples=30, deadline=None)
@@ -153,6 +153,8 @@ LLAMA3_CASES = [
          original_max_position_embeddings=16384),
     dict(head_dim=128, base=500000.0, factor=1.0, low_freq_factor=1.0, high_freq_factor=4.0,
          original_max_position_embeddings=8192),
+    dict(head_dim=128, base=500000.0, factor=16.0, low_freq_factor=1.0, high_freq_factor=1.0,
+         original_max_position_embeddings=8192),  # Llama 4 Scout: equal factors, a step with no ramp
 ]
 
 
@@ -163,6 +165,94 @@ def test_llama3_agrees_with_transformers(case):
     mpe = int(max(case["factor"], 2.0) * case["original_max_position_embeddings"])
     config = hf_config(head_dim, base, "llama3", max_position_embeddings=mpe, **case)
     assert_agrees(S.scaled_frequencies("llama3", head_dim, base, **case), hf_frequencies(config))
+
+
+def test_llama3_with_equal_factors_is_a_step_at_wavelength_L():
+    d, b, L = 128, 500000.0, 8192
+    ratio = S.frequency_ratio("llama3", d, b, factor=16.0, low_freq_factor=1.0, high_freq_factor=1.0,
+                              original_max_position_embeddings=L)
+    wavelength = 2 * np.pi / frequencies(d, b)
+    assert np.array_equal(ratio == 1.0, wavelength < L)
+    np.testing.assert_allclose(ratio[wavelength > L], 1 / 16, rtol=1e-12)
+    assert 0 < (wavelength < L).sum() < d // 2
+
+
+def longrope_factors(n: int, seed: int) -> tuple[list[float], list[float]]:
+    """Made-up short and long factors (Phi-3's are searched; any positive numbers exercise the code)."""
+    rng = np.random.default_rng(seed)
+    short = np.sort(rng.uniform(1.0, 2.0, n))
+    long = np.sort(rng.uniform(1.0, 40.0, n))
+    return short.tolist(), long.tolist()
+
+
+LONGROPE_CASES = [
+    # head_dim, base, original L, max_position_embeddings, seq_len, extra parameters
+    (64, 10000.0, 4096, 131072, None, {}),               # Phi-3-mini-128k shape: factor = 131072 / 4096
+    (64, 10000.0, 4096, 131072, 4096, {}),               # exactly L: still the short factors
+    (64, 10000.0, 4096, 131072, 4097, {}),               # past L: the long factors
+    (96, 10000.0, 4096, 131072, 9000, {}),
+    (128, 10000.0, 4096, 131072, 9000, {"partial": 0.75}),  # Phi-4-mini: 96 of 128 dims rotate
+    (64, 10000.0, 4096, 65536, 100, {"factor": 8.0}),    # an explicit factor wins over the ratio
+    (64, 10000.0, 2048, 8192, 5000, {"attention_factor": 1.3}),
+    (64, 10000.0, 4096, 4096, 5000, {"factor": 1.0}),    # factor 1: no attention scale
+]
+
+
+@pytest.mark.parametrize("head_dim, base, original, mpe, seq_len, extra", LONGROPE_CASES)
+def test_longrope_agrees_with_transformers(head_dim, base, original, mpe, seq_len, extra):
+    extra = dict(extra)
+    partial = extra.pop("partial", None)
+    dim = int(head_dim * (partial or 1.0))
+    short, long = longrope_factors(dim // 2, seed=head_dim + (seq_len or 0))
+    config = hf_config(head_dim, base, "longrope", max_position_embeddings=mpe, partial=partial,
+                       short_factor=short, long_factor=long, original_max_position_embeddings=original, **extra)
+    # transformers takes factor = max_position_embeddings / L when the config leaves it out
+    factor = extra.pop("factor", mpe / original)
+    ours = S.scaled_frequencies("longrope", dim, base, short_factor=short, long_factor=long, factor=factor,
+                                original_max_position_embeddings=original, seq_len=seq_len, **extra)
+    assert_agrees(ours, hf_frequencies(config, seq_len=seq_len))
+
+
+def test_longrope_switches_from_short_to_long_factors_past_L():
+    dim, base, L = 64, 10000.0, 4096
+    short, long = longrope_factors(dim // 2, seed=1)
+    params = dict(short_factor=short, long_factor=long, factor=32.0, original_max_position_embeddings=L)
+    theta = frequencies(dim, base)
+    for seq_len, factors in ((None, short), (1, short), (L, short), (L + 1, long), (10 * L, long)):
+        inv_freq, a = S.scaled_frequencies("longrope", dim, base, seq_len=seq_len, **params)
+        np.testing.assert_allclose(inv_freq, theta / np.asarray(factors), rtol=1e-14)
+        # the attention factor does not switch: sqrt(1 + ln 32 / ln 4096) = sqrt(1 + 5/12)
+        assert a == pytest.approx(math.sqrt(1 + 5 / 12), rel=1e-14)
+        assert a == S.longrope_attention_factor(32.0, L)
+    assert S.longrope_attention_factor(1.0, 4096) == 1.0
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        (dict(short_factor=[1.0] * 31), ValueError, "short_factor must have one factor per rotated pair"),
+        (dict(long_factor=[1.0] * 33), ValueError, "long_factor"),
+        (dict(short_factor=[0.0] * 32), ValueError, "short_factor must contain finite positive"),
+        (dict(long_factor=[float("nan")] * 32), ValueError, "long_factor"),
+        (dict(short_factor="1,2"), TypeError, "short_factor"),
+        (dict(short_factor=1.5), TypeError, "short_factor"),
+        (dict(long_factor=[[1.0] * 32]), ValueError, "long_factor"),
+        (dict(long_factor=[True] * 32), TypeError, "long_factor"),
+        (dict(seq_len=0), ValueError, "seq_len"),
+        (dict(seq_len=10.0), TypeError, "seq_len"),
+        (dict(factor=0.5), ValueError, "factor"),
+        (dict(attention_factor=-1.0), ValueError, "attention_factor"),
+        (dict(original_max_position_embeddings=1), ValueError, "original_max_position_embeddings must be >= 2"),
+        (dict(beta_fast=32.0), TypeError, "unknown parameter.*beta_fast"),
+    ],
+)
+def test_longrope_bad_input(params, error, match):
+    good = dict(short_factor=[1.0] * 32, long_factor=[2.0] * 32, factor=4.0, original_max_position_embeddings=4096)
+    with pytest.raises(error, match=match):
+        S.scaled_frequencies("longrope", 64, 10000.0, **{**good, **params})
+    with pytest.raises(TypeError, match="requires parameter.*long_factor"):
+        S.scaled_frequencies("longrope", 64, 10000.0, short_factor=[1.0] * 32, factor=4.0,
+                             original_max_position_embeddings=4096)
 
 
 @pytest.mark.parametrize(
@@ -437,7 +527,9 @@ def test_rotations_and_beyond_trained_angles():
 
 
 def test_registry_and_exports():
-    assert set(S.METHODS) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3"}
+    assert set(S.METHODS) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
+    # the widget offers every method that takes one scale factor; LongRoPE takes a factor per pair
+    assert set(ce.METHOD_PARAMS) == set(S.METHODS) - {"longrope"}
     for name, spec in S.METHODS.items():
         assert spec.name == name and spec.summary and spec.source
     assert rope_edu.scaling is S and "scaling" in rope_edu.__all__
@@ -494,7 +586,7 @@ DYN = dict(factor=2.0, original_max_position_embeddings=4096, seq_len=8192)
         ("yarn", 64, 10000.0, {**YARN, "low_freq_factor": 1.0}, TypeError, "unknown parameter.*low_freq_factor"),
         ("llama3", 64, 10000.0, {k: v for k, v in LLAMA.items() if k != "high_freq_factor"}, TypeError,
          "high_freq_factor"),
-        ("llama3", 64, 10000.0, {**LLAMA, "low_freq_factor": 4.0}, ValueError, "low_freq_factor must be smaller"),
+        ("llama3", 64, 10000.0, {**LLAMA, "low_freq_factor": 4.5}, ValueError, "low_freq_factor must not exceed"),
         ("llama3", 64, 10000.0, {**LLAMA, "low_freq_factor": 5.0}, ValueError, "low_freq_factor"),
         ("llama3", 64, 10000.0, {**LLAMA, "low_freq_factor": 0.0}, ValueError, "low_freq_factor"),
         ("llama3", 64, 10000.0, {**LLAMA, "factor": 0.0}, ValueError, "factor"),
@@ -546,7 +638,7 @@ def test_helpers_bad_input(call, error, match):
 # --- the widget ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", sorted(S.METHODS))
+@pytest.mark.parametrize("method", sorted(ce.METHOD_PARAMS))
 def test_widget_state_matches_the_package(method):
     s = ce.state(method, 4.0, 2048)
     inv_freq, a = S.scaled_frequencies(method, ce.DIM, ce.BASE, **ce.method_params(method, 4.0, 2048))
@@ -607,7 +699,7 @@ def test_widget_frames_figure_and_controls():
 
     frames = ce.frames()
     assert 12 <= len(frames) <= 30
-    assert {f["method"] for f in frames} == set(S.METHODS)
+    assert {f["method"] for f in frames} == set(ce.METHOD_PARAMS)
     for f in frames:
         assert set(f) <= {"method", "factor", "original", "note"}
     assert isinstance(ce.DEMO, Demo)
@@ -635,7 +727,7 @@ def test_widget_frames_figure_and_controls():
     ctl = ce.controls()
     assert set(ctl) == {"method", "factor", "original"}
     assert isinstance(ctl["factor"], w.SelectionSlider) and isinstance(ctl["original"], w.SelectionSlider)
-    assert set(ctl["method"].options) == {(ce.LABELS[m], m) for m in S.METHODS}
+    assert set(ctl["method"].options) == {(ce.LABELS[m], m) for m in ce.METHOD_PARAMS}
     box = ce.DEMO.widget()
     assert "rope-edu-demo" in box._dom_classes
     plt.close("all")

@@ -1,0 +1,585 @@
+"""rope_edu.models: every family against its own rotary embedding and apply function in transformers.
+
+Each case builds a tiny configuration here (nothing is downloaded), runs the family's rotary-embedding
+class and apply function from the pinned ``transformers`` (imported lazily, per family), and compares
+cos/sin and the rotated query with :meth:`RopeSpec.cos_sin` and :meth:`RopeSpec.apply` at several
+sequence lengths. transformers computes in float32, so angles agree to a few 1e-6 relative.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+import rope_edu  # noqa: E402
+from rope_edu import models as M  # noqa: E402
+from rope_edu import scaling as S  # noqa: E402
+from rope_edu.models import RopeSpec, rope_spec  # noqa: E402
+
+# Angle agreement: transformers' float32 inv_freq is off by up to ~1.5e-6 relative (the float32 pow),
+# its product with the position by another 6e-8, so |angle error| <= 4e-6 |angle| + 2e-6.
+ANGLE_RTOL, ANGLE_ATOL = 4e-6, 2e-6
+
+
+def modeling(name: str):
+    return importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+
+
+def tiny(cls_name: str, **kwargs):
+    """A transformers config with a tiny vocabulary and one layer unless told otherwise."""
+    kwargs.setdefault("vocab_size", 100)
+    kwargs.setdefault("num_hidden_layers", 1)
+    for token in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        kwargs.setdefault(token, None)
+    return getattr(transformers, cls_name)(**kwargs)
+
+
+# --- transformers as the reference: (cos per pair, sin per pair, rotated query) ------------------
+
+
+def _cat_rotary(module: str, cls: str, config, position_ids, layer_type=None):
+    mod = modeling(module)
+    rope = getattr(mod, cls)(config)
+    x = torch.zeros(1, dtype=torch.float32)
+    args = (x, position_ids) if layer_type is None else (x, position_ids, layer_type)
+    cos, sin = rope(*args)
+    return mod, cos, sin
+
+
+def hf_half(module: str, cls: str, split: bool = False):
+    """Families whose apply_rotary_pos_emb takes cat(freqs, freqs) tables (rotate_half or its GLM twin).
+
+    ``split``: the attention layer cuts the rotated part off first (GPT-NeoX, Phi), as its forward does."""
+    def run(config, q, position_ids, layer_type=None):
+        mod, cos, sin = _cat_rotary(module, cls, config, position_ids, layer_type)
+        half = cos.shape[-1] // 2
+        if split:
+            r = cos.shape[-1]
+            out, _ = mod.apply_rotary_pos_emb(q[..., :r], q[..., :r], cos, sin)
+            out = torch.cat([out, q[..., r:]], dim=-1)
+        else:
+            out, _ = mod.apply_rotary_pos_emb(q, q, cos, sin)
+        return cos[..., :half], sin[..., :half], out
+    return run
+
+
+def hf_gpt_oss(config, q, position_ids, layer_type=None):
+    mod, cos, sin = _cat_rotary("gpt_oss", "GptOssRotaryEmbedding", config, position_ids)
+    out, _ = mod.apply_rotary_pos_emb(q, q, cos, sin)  # its tables hold one value per pair
+    return cos, sin, out
+
+
+def hf_deepseek_v3(config, q, position_ids, layer_type=None):
+    mod, cos, sin = _cat_rotary("deepseek_v3", "DeepseekV3RotaryEmbedding", config, position_ids)
+    q_pass, q_rot = torch.split(q, [config.qk_nope_head_dim, config.qk_rope_head_dim], dim=-1)
+    apply = mod.apply_rotary_pos_emb_interleave if config.rope_interleave else mod.apply_rotary_pos_emb
+    q_rot, _ = apply(q_rot, q_rot, cos, sin)
+    half = cos.shape[-1] // 2
+    return cos[..., :half], sin[..., :half], torch.cat((q_pass, q_rot), dim=-1)
+
+
+def hf_gptj(config, q, position_ids, layer_type=None):
+    mod = modeling("gptj")
+    table = mod.create_sinusoidal_positions(config.n_positions, config.rotary_dim)
+    rows = table[position_ids]  # (batch, seq, rotary_dim): sin then cos, as GPTJAttention gathers them
+    sin, cos = torch.split(rows, rows.shape[-1] // 2, dim=-1)
+    qt = q.transpose(1, 2)  # GPT-J rotates (batch, seq, heads, head_dim)
+    r = config.rotary_dim
+    q_rot = mod.apply_rotary_pos_emb(qt[..., :r], sin, cos)
+    out = torch.cat([q_rot, qt[..., r:]], dim=-1).transpose(1, 2)
+    return cos, sin, out
+
+
+def hf_llama4(config, q, position_ids, layer_type=None):
+    mod = modeling("llama4")
+    freqs_cis = mod.Llama4TextRotaryEmbedding(config)(torch.zeros(1), position_ids)
+    out, _ = mod.apply_rotary_emb(q.transpose(1, 2), q.transpose(1, 2), freqs_cis)  # (batch, seq, heads, dim)
+    return freqs_cis.real, freqs_cis.imag, out.transpose(1, 2)
+
+
+HF = {
+    "llama": hf_half("llama", "LlamaRotaryEmbedding"),
+    "mistral": hf_half("mistral", "MistralRotaryEmbedding"),
+    "qwen2": hf_half("qwen2", "Qwen2RotaryEmbedding"),
+    "qwen3": hf_half("qwen3", "Qwen3RotaryEmbedding"),
+    "olmo2": hf_half("olmo2", "Olmo2RotaryEmbedding"),
+    "smollm3": hf_half("smollm3", "SmolLM3RotaryEmbedding"),
+    "gemma3": hf_half("gemma3", "Gemma3RotaryEmbedding"),
+    "phi3": hf_half("phi3", "Phi3RotaryEmbedding"),
+    "phi": hf_half("phi", "PhiRotaryEmbedding", split=True),
+    "gpt_neox": hf_half("gpt_neox", "GPTNeoXRotaryEmbedding", split=True),
+    "glm": hf_half("glm", "GlmRotaryEmbedding"),
+    "glm4": hf_half("glm4", "Glm4RotaryEmbedding"),
+    "gpt_oss": hf_gpt_oss,
+    "deepseek_v3": hf_deepseek_v3,
+    "gptj": hf_gptj,
+    "llama4": hf_llama4,
+}
+
+
+# --- the cases ---------------------------------------------------------------------------------
+
+def longrope_factors(n: int, seed: int = 0) -> tuple[list[float], list[float]]:
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.uniform(1.0, 2.0, n)).tolist(), np.sort(rng.uniform(1.0, 30.0, n)).tolist()
+
+
+def phi3_config(partial: float = 1.0, head_dim: int = 32):
+    short, long = longrope_factors(int(head_dim * partial) // 2)
+    return tiny("Phi3Config", hidden_size=2 * head_dim, num_attention_heads=2, num_key_value_heads=2,
+                max_position_embeddings=128, original_max_position_embeddings=32, partial_rotary_factor=partial,
+                rope_scaling={"type": "longrope", "short_factor": short, "long_factor": long})
+
+
+def deepseek_config(interleave: bool = True, mscale: float = 1.0):
+    return tiny("DeepseekV3Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=None,
+                kv_lora_rank=16, qk_rope_head_dim=16, qk_nope_head_dim=32, v_head_dim=16, rope_interleave=interleave,
+                max_position_embeddings=2560, n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1,
+                rope_scaling={"type": "yarn", "factor": 40.0, "mscale": mscale, "mscale_all_dim": 1.0,
+                              "original_max_position_embeddings": 64, "beta_fast": 32, "beta_slow": 1})
+
+
+def llama4_config():
+    return tiny("Llama4TextConfig", hidden_size=64, num_attention_heads=2, num_key_value_heads=2, head_dim=32,
+                num_hidden_layers=4, intermediate_size=32, intermediate_size_mlp=32, num_local_experts=2,
+                max_position_embeddings=1024, floor_scale=4,
+                rope_scaling={"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+                              "original_max_position_embeddings": 64})
+
+
+LLAMA3 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
+QWEN_YARN = {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+
+# id -> (HF adapter key, config factory, rope_spec keyword arguments, sequence lengths)
+CASES = {
+    "llama2": ("llama", lambda: tiny("LlamaConfig", hidden_size=64, num_attention_heads=4, rope_theta=10000.0), {},
+               (1, 7, 40)),
+    "code-llama": ("llama", lambda: tiny("LlamaConfig", hidden_size=64, num_attention_heads=2, rope_theta=1e6), {},
+                   (5, 300)),
+    "llama3.1": ("llama", lambda: tiny("LlamaConfig", hidden_size=128, num_attention_heads=4, head_dim=32,
+                                       max_position_embeddings=512, rope_parameters=dict(LLAMA3)), {}, (3, 64, 200)),
+    "llama-linear": ("llama", lambda: tiny("LlamaConfig", hidden_size=64, num_attention_heads=2,
+                                           rope_scaling={"type": "linear", "factor": 4.0}), {}, (9, 120)),
+    "mistral": ("mistral", lambda: tiny("MistralConfig", hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+                                        head_dim=16, rope_theta=1e6), {}, (4, 50)),
+    "qwen2": ("qwen2", lambda: tiny("Qwen2Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=1,
+                                    rope_theta=1e6), {}, (6, 70)),
+    "qwen2.5-yarn": ("qwen2", lambda: tiny("Qwen2Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=1,
+                                           rope_theta=1e6, max_position_embeddings=256, rope_scaling=dict(QWEN_YARN)),
+                     {}, (6, 70, 250)),
+    "qwen3": ("qwen3", lambda: tiny("Qwen3Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=1,
+                                    head_dim=32, rope_theta=1e6), {}, (2, 90)),
+    "qwen3-yarn": ("qwen3", lambda: tiny("Qwen3Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=1,
+                                         head_dim=48, rope_theta=1e6, max_position_embeddings=256,
+                                         rope_scaling=dict(QWEN_YARN)), {}, (8, 256)),
+    "olmo2": ("olmo2", lambda: tiny("Olmo2Config", hidden_size=64, num_attention_heads=4, rope_theta=500000.0), {},
+              (5, 33)),
+    "gemma3-local": ("gemma3", lambda: tiny("Gemma3TextConfig", hidden_size=64, num_attention_heads=2,
+                                            num_key_value_heads=1, head_dim=32, num_hidden_layers=6, rope_theta=1e6,
+                                            rope_local_base_freq=1e4, rope_scaling={"rope_type": "linear", "factor": 8.0}),
+                     {"layer_type": "sliding_attention"}, (7, 100)),
+    "gemma3-global": ("gemma3", lambda: tiny("Gemma3TextConfig", hidden_size=64, num_attention_heads=2,
+                                             num_key_value_heads=1, head_dim=32, num_hidden_layers=6, rope_theta=1e6,
+                                             rope_local_base_freq=1e4, rope_scaling={"rope_type": "linear", "factor": 8.0}),
+                      {"layer_type": "full_attention"}, (7, 100)),
+    "deepseek-v3": ("deepseek_v3", deepseek_config, {}, (5, 80, 300)),
+    "deepseek-v3-no-interleave": ("deepseek_v3", lambda: deepseek_config(interleave=False, mscale=0.707), {}, (5, 300)),
+    "phi3-mini-4k": ("phi3", lambda: tiny("Phi3Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=2),
+                     {}, (3, 60)),
+    "phi3-longrope": ("phi3", phi3_config, {}, (16, 32, 33, 100)),
+    "phi4-mini-partial-longrope": ("phi3", lambda: phi3_config(partial=0.75, head_dim=32), {}, (20, 90)),
+    "phi2": ("phi", lambda: tiny("PhiConfig", hidden_size=160, num_attention_heads=2, partial_rotary_factor=0.4), {},
+             (4, 64)),
+    "pythia": ("gpt_neox", lambda: tiny("GPTNeoXConfig", hidden_size=128, num_attention_heads=2, rotary_pct=0.25,
+                                        rotary_emb_base=10000), {}, (4, 64)),
+    "gpt-j": ("gptj", lambda: tiny("GPTJConfig", n_embd=128, n_head=2, rotary_dim=16, n_positions=256, n_layer=1), {},
+              (4, 64, 250)),
+    "glm": ("glm", lambda: tiny("GlmConfig", hidden_size=64, num_attention_heads=2, num_key_value_heads=2, head_dim=32,
+                                partial_rotary_factor=0.5), {}, (4, 50)),
+    "glm4": ("glm4", lambda: tiny("Glm4Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                                  head_dim=32, partial_rotary_factor=0.5, rope_theta=500000.0), {}, (4, 50)),
+    "smollm3": ("smollm3", lambda: tiny("SmolLM3Config", hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                                        num_hidden_layers=4), {"layer": 0}, (6, 80)),
+    "llama4": ("llama4", llama4_config, {"layer": 1}, (6, 80, 400)),
+    "gpt-oss": ("gpt_oss", lambda: tiny("GptOssConfig", hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                                        head_dim=32, num_hidden_layers=2, num_local_experts=2, max_position_embeddings=2048,
+                                        rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+                                                      "beta_slow": 1.0, "truncate": False,
+                                                      "original_max_position_embeddings": 64}), {}, (6, 100, 600)),
+}
+
+
+def positions_for(seq_len: int) -> np.ndarray:
+    """Two rows: 0..seq_len-1, and the same shifted by 3 (a cached prefix): batch 2."""
+    base = np.arange(seq_len)
+    return np.stack([base, base + 3])
+
+
+def assert_same_rotation(spec: RopeSpec, hf, config, seq_len: int, layer_type=None, seed: int = 0) -> None:
+    pos = positions_for(seq_len)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 3, seq_len, spec.head_dim)).astype(np.float32)
+    cos_hf, sin_hf, q_hf = hf(config, torch.tensor(x), torch.tensor(pos), layer_type)
+    cos_hf, sin_hf, q_hf = (t.double().numpy() for t in (cos_hf, sin_hf, q_hf))
+    # cos and sin per pair: amplitude (the attention factor) and angle
+    cos, sin = spec.cos_sin(pos)
+    assert cos.shape == cos_hf.shape == (2, seq_len, spec.rotary_dim // 2)
+    np.testing.assert_allclose(np.hypot(cos_hf, sin_hf), spec.attention_factor, rtol=2e-6)
+    np.testing.assert_allclose(np.hypot(cos, sin), spec.attention_factor, rtol=1e-12)
+    angles = pos[..., None] * spec.inv_freq(int(pos.max()) + 1)
+    gap = np.angle(np.exp(1j * (np.arctan2(sin_hf, cos_hf) - np.arctan2(sin, cos))))
+    assert np.all(np.abs(gap) <= ANGLE_RTOL * np.abs(angles) + ANGLE_ATOL), np.abs(gap).max()
+    # the applied query: error <= |pair| * angle error * factor, plus float32 rounding
+    ours = spec.apply(x, pos)
+    assert ours.shape == x.shape and ours.dtype == np.float32
+    row_angle = np.abs(angles).max(axis=-1)[:, None, :]  # (batch, 1, seq)
+    bound = spec.attention_factor * np.linalg.norm(x, axis=-1) * (ANGLE_RTOL * row_angle + ANGLE_ATOL) + 3e-6 * (
+        np.abs(x).max(axis=-1) * max(1.0, spec.attention_factor))
+    err = np.abs(ours.astype(np.float64) - q_hf).max(axis=-1)
+    assert np.all(err <= bound), (err / bound).max()
+    # the coordinates that do not rotate pass through untouched, in both
+    keep = np.ones(spec.head_dim, bool)
+    keep[spec.rotary_offset:spec.rotary_offset + spec.rotary_dim] = False
+    assert np.array_equal(ours[..., keep], x[..., keep]) and np.array_equal(q_hf[..., keep], x[..., keep])
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_family_agrees_with_its_transformers_code(case):
+    key, make, kwargs, lengths = CASES[case]
+    config = make()
+    spec = rope_spec(config, **kwargs)
+    assert spec.uses_rope
+    # the same spec from the config object and from its dict (config.json) form
+    assert rope_spec(config.to_dict(), **kwargs) == spec
+    for seq_len in lengths:
+        assert_same_rotation(spec, HF[key], config, seq_len, kwargs.get("layer_type"))
+
+
+def test_every_family_is_tested():
+    tested = {rope_spec(make(), **kwargs).family for _, make, kwargs, _ in CASES.values()}
+    assert tested | {"minimind"} == set(M.FAMILIES)
+
+
+@pytest.mark.parametrize("partial", [0.25, 0.5, 1.0])
+def test_gpt_neox_rotary_fraction(partial):
+    config = tiny("GPTNeoXConfig", hidden_size=128, num_attention_heads=2, rotary_pct=partial)
+    spec = rope_spec(config)
+    attn = modeling("gpt_neox").GPTNeoXAttention(config, 0)
+    assert spec.rotary_dim == attn.rotary_ndims == int(64 * partial) and spec.head_dim == attn.head_size
+    assert_same_rotation(spec, HF["gpt_neox"], config, 20)
+
+
+# --- settings that depend on the length ------------------------------------------------------
+
+
+def test_dynamic_ntk_past_the_trained_length():
+    config = tiny("LlamaConfig", hidden_size=64, num_attention_heads=2, max_position_embeddings=32,
+                  rope_scaling={"rope_type": "dynamic", "factor": 2.0})
+    spec = rope_spec(config)
+    assert spec.scaling == "dynamic" and spec.depends_on_length
+    plain = S.scaled_frequencies("default", 32, 10000.0)[0]
+    np.testing.assert_allclose(spec.inv_freq(), plain)  # what the model holds after loading
+    for seq_len in (16, 32, 33, 100, 400):
+        # a fresh module per length: transformers' module keeps the largest length it has seen
+        assert_same_rotation(spec, HF["llama"], config, seq_len)
+        slowest = spec.inv_freq(seq_len + 3)[-1]  # the batch's second row reaches seq_len + 2
+        assert (slowest < plain[-1]) == (seq_len + 3 > 32)
+
+
+def test_dynamic_ntk_module_memory_is_reproduced_with_seq_len():
+    # transformers' dynamic module grows its frequencies and keeps them while seq_len > max_position_embeddings
+    config = tiny("LlamaConfig", hidden_size=64, num_attention_heads=2, max_position_embeddings=32,
+                  rope_scaling={"rope_type": "dynamic", "factor": 2.0})
+    spec = rope_spec(config)
+    rope = modeling("llama").LlamaRotaryEmbedding(config)
+    rope(torch.zeros(1), torch.arange(200)[None])
+    cos, sin = rope(torch.zeros(1), torch.arange(60)[None])  # 60 > 32: the 200-token frequencies stay
+    ours_cos, _ = spec.cos_sin(np.arange(60), seq_len=200)
+    np.testing.assert_allclose(cos[0, :, :16].double().numpy(), ours_cos, atol=1e-4)
+    stateless, _ = spec.cos_sin(np.arange(60))
+    assert np.abs(cos[0, :, :16].double().numpy() - stateless).max() > 1e-2
+
+
+def test_longrope_switches_at_the_original_length():
+    config = phi3_config()
+    spec = rope_spec(config)
+    short, long = (np.asarray(config.rope_parameters[k]) for k in ("short_factor", "long_factor"))
+    theta = S.frequencies(32, 10000.0)
+    for seq_len, factors in ((None, short), (32, short), (33, long), (100, long)):
+        np.testing.assert_allclose(spec.inv_freq(seq_len), theta / factors, rtol=1e-12)
+    # the attention factor: sqrt(1 + ln(128 / 32) / ln 32), on both sides of the switch
+    assert spec.attention_factor == pytest.approx(math.sqrt(1 + math.log(4) / math.log(32)))
+    rope = modeling("phi3").Phi3RotaryEmbedding(config)
+    assert rope.attention_scaling == pytest.approx(spec.attention_factor, rel=1e-12)
+
+
+# --- per-layer settings ------------------------------------------------------------------------
+
+
+def test_gemma3_local_and_global_layers():
+    config = CASES["gemma3-global"][1]()
+    local, glob = rope_spec(config, "sliding_attention"), rope_spec(config, "full_attention")
+    assert (local.base, local.scaling) == (1e4, "default") and (glob.base, glob.scaling) == (1e6, "linear")
+    for i, layer_type in enumerate(config.layer_types):
+        assert rope_spec(config, layer=i) == rope_spec(config, layer_type, layer=i)
+        assert rope_spec(config, layer=i).base == (1e6 if layer_type == "full_attention" else 1e4)
+    # a published multimodal config.json: the language model sits in text_config
+    wrapped = {"model_type": "gemma3", "text_config": {k: v for k, v in config.to_dict().items() if k != "model_type"}}
+    assert rope_spec(wrapped, "full_attention").base == 1e6
+    assert glob.qk_norm == "before_rope"
+
+
+def test_nope_layers_match_the_attention_modules():
+    for key, config in (("smollm3", CASES["smollm3"][1]()), ("llama4", llama4_config())):
+        mod = modeling(key)
+        attention = mod.SmolLM3Attention if key == "smollm3" else mod.Llama4TextAttention
+        uses = [rope_spec(config, layer=i).uses_rope for i in range(config.num_hidden_layers)]
+        assert uses == [bool(attention(config, i).use_rope) for i in range(config.num_hidden_layers)]
+        assert uses == [True, True, True, False]
+        nope = rope_spec(config, layer=3)
+        x = np.random.default_rng(0).standard_normal((1, 2, 5, nope.head_dim))
+        np.testing.assert_array_equal(nope.apply(x, np.arange(5), role="key"), x)
+        with pytest.raises(ValueError, match="uses no RoPE"):
+            nope.inv_freq()
+    spec = rope_spec(llama4_config(), layer=0)
+    assert spec.qk_norm == "after_rope" and hasattr(modeling("llama4").Llama4TextAttention(llama4_config(), 0), "qk_norm")
+    assert rope_spec(llama4_config(), "chunked_attention").uses_rope
+    assert not rope_spec(llama4_config(), "full_attention").uses_rope
+
+
+def test_llama4_nope_temperature_matches_its_attention_forward(monkeypatch):
+    # Run Llama4TextAttention with q_proj = identity and catch the query it hands to attention.
+    mod = modeling("llama4")
+    config = llama4_config()
+    config._attn_implementation = "eager"
+    attn = mod.Llama4TextAttention(config, 3)
+    assert not attn.use_rope
+    with torch.no_grad():
+        attn.q_proj.weight.copy_(torch.eye(64))
+    seen = {}
+    original = mod.eager_attention_forward
+
+    def catch(module, query, key, value, attention_mask, **kwargs):
+        seen["query"] = query.clone()
+        return original(module, query, key, value, attention_mask, **kwargs)
+
+    monkeypatch.setattr(mod, "eager_attention_forward", catch)
+    seq = 40
+    hidden = torch.randn(1, seq, 64, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        attn(hidden, None, None)
+    x = hidden.view(1, seq, 2, 32).transpose(1, 2).numpy()
+    spec = rope_spec(config, layer=3)
+    assert spec.temperature_tuning == (4.0, 0.1)
+    np.testing.assert_allclose(spec.apply(x, np.arange(seq)), seen["query"].numpy(), rtol=2e-6, atol=1e-6)
+    assert not np.allclose(spec.apply(x, np.arange(seq)), x)
+
+
+def test_deepseek_softmax_scale_and_interleave():
+    mod = modeling("deepseek_v3")
+    for mscale in (1.0, 0.707):
+        config = deepseek_config(mscale=mscale)
+        spec = rope_spec(config)
+        attn = mod.DeepseekV3Attention(config, 0)
+        assert spec.softmax_scale_factor * spec.head_dim ** -0.5 == pytest.approx(attn.scaling, rel=1e-12)
+        rope = mod.DeepseekV3RotaryEmbedding(config)
+        assert spec.attention_factor == pytest.approx(rope.attention_scaling, rel=1e-12)
+        assert (spec.attention_factor == 1.0) == (mscale == 1.0)
+    spec = rope_spec(deepseek_config())
+    assert (spec.layout, spec.output_layout, spec.rotary_offset, spec.rotary_dim) == ("interleaved", "half", 32, 16)
+    # reading interleaved and writing half-split permutes q and k alike: every dot product is unchanged
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((2, 1, 1, 9, 48))
+    flat = RopeSpec(**{**spec.__dict__, "output_layout": "interleaved"})
+    pos = np.arange(9)
+    s_hf = spec.apply(q, pos) @ np.swapaxes(spec.apply(k, pos, role="key"), -1, -2)
+    s_flat = flat.apply(q, pos) @ np.swapaxes(flat.apply(k, pos, role="key"), -1, -2)
+    np.testing.assert_allclose(s_hf, s_flat, rtol=1e-12, atol=1e-12)
+    assert not np.allclose(spec.apply(q, pos), flat.apply(q, pos))
+
+
+# --- plain dicts: config.json as published, MiniMind ------------------------------------------
+
+
+def test_published_style_dicts():
+    llama31 = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
+               "max_position_embeddings": 131072,
+               "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                "original_max_position_embeddings": 8192, "rope_type": "llama3"}}
+    spec = rope_spec(llama31)
+    np.testing.assert_allclose(spec.inv_freq(), S.scaled_frequencies("llama3", 128, 500000.0, **S.LLAMA_3_1)[0])
+    assert spec.attention_factor == 1.0 and spec.defaults == ()
+    pythia = {"model_type": "gpt_neox", "hidden_size": 768, "num_attention_heads": 12, "rotary_pct": 0.25,
+              "rotary_emb_base": 10000}
+    assert (rope_spec(pythia).rotary_dim, rope_spec(pythia).head_dim) == (16, 64)
+    # a field left out gets transformers' documented default, and the spec says so
+    bare = rope_spec({"model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 36},
+                     layer=0)
+    assert bare.base == 2_000_000.0 and any("rope_theta" in d and "SmolLM3Config" in d for d in bare.defaults)
+    assert "default used: rope_theta" in bare.describe()
+
+
+def test_minimind_dict_is_llama_style_half_split():
+    minimind = {"model_type": "minimind", "hidden_size": 64, "num_attention_heads": 4, "rope_theta": 1e6,
+                "max_position_embeddings": 512}
+    spec = rope_spec(minimind)
+    assert (spec.head_dim, spec.rotary_dim, spec.layout, spec.qk_norm) == (16, 16, "half", "before_rope")
+    # MiniMind's rotation is Llama's rotate_half with the same base: compare with LlamaRotaryEmbedding
+    llama = tiny("LlamaConfig", hidden_size=64, num_attention_heads=4, rope_theta=1e6, max_position_embeddings=512)
+    assert_same_rotation(spec, HF["llama"], llama, 50)
+    # its YaRN option (inference_rope_scaling): every field stated, attention_factor 1.0
+    yarn = dict(factor=16, original_max_position_embeddings=64, beta_fast=32, beta_slow=1, attention_factor=1.0)
+    scaled = rope_spec({**minimind, "inference_rope_scaling": True, "rope_scaling": {**yarn, "type": "yarn"}})
+    assert scaled.scaling == "yarn" and scaled.attention_factor == 1.0
+    llama_yarn = tiny("LlamaConfig", hidden_size=64, num_attention_heads=4, max_position_embeddings=512,
+                      rope_parameters={"rope_type": "yarn", "rope_theta": 1e6, **yarn})
+    assert_same_rotation(scaled, HF["llama"], llama_yarn, 300)
+    # MiniMind applies it only when max_position_embeddings exceeds the original length
+    short = rope_spec({**minimind, "max_position_embeddings": 64, "rope_scaling": {**yarn, "type": "yarn"}})
+    assert short.scaling == "default"
+
+
+# --- the spec's own behaviour -------------------------------------------------------------------
+
+
+def test_describe_mentions_what_matters():
+    text = rope_spec(deepseek_config()).describe()
+    for needle in ("DeepSeek-V3", "rotates 16 dims", "interleaved pairs", "'half' order", "32 coordinates pass",
+                   "yarn", "softmax scale"):
+        assert needle in text
+    text = rope_spec(llama4_config(), layer=3).describe()
+    assert "NoPE layer" in text and "queries scaled" in text
+    assert "attention factor 1.18" in rope_spec(phi3_config()).describe()
+
+
+def test_apply_properties():
+    spec = rope_spec(CASES["qwen3"][1]())
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 1, 2, 10, 32))
+    pos = np.arange(10)
+    # relative: shifting every position leaves q.k unchanged
+    s = spec.apply(q, pos) @ np.swapaxes(spec.apply(k, pos), -1, -2)
+    s7 = spec.apply(q, pos + 7) @ np.swapaxes(spec.apply(k, pos + 7), -1, -2)
+    np.testing.assert_allclose(s, s7, atol=1e-10)
+    # (seq,) and (1, seq) positions agree; integer input becomes float64
+    np.testing.assert_array_equal(spec.apply(q, pos), spec.apply(q, pos[None]))
+    assert spec.apply(np.ones((1, 1, 2, 32), dtype=np.int64), [0, 1]).dtype == np.float64
+    assert rope_edu.rope_spec is rope_spec and "rope_spec" in rope_edu.__all__ and "RopeSpec" in rope_edu.__all__
+
+
+def test_import_does_not_import_transformers_or_torch():
+    code = "import sys, rope_edu, rope_edu.models\nprint('torch' in sys.modules, 'transformers' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": 10000.0,
+         "max_position_embeddings": 128}
+
+
+@pytest.mark.parametrize(
+    "config, kwargs, error, match",
+    [
+        ({**LLAMA, "model_type": "bert"}, {}, ValueError, "unknown model_type 'bert'"),
+        ({k: v for k, v in LLAMA.items() if k != "model_type"}, {}, ValueError, "model_type"),
+        ("llama", {}, TypeError, "config"),
+        ({**LLAMA, "rope_scaling": {"rope_type": "ntk-by-parts", "factor": 2.0}}, {}, ValueError, "rope_type"),
+        ({**LLAMA, "rope_scaling": {"rope_type": "yarn"}}, {}, ValueError, "factor"),
+        ({**LLAMA, "rope_scaling": {"rope_type": "linear", "factor": 0.5}}, {}, ValueError, "factor"),
+        ({**LLAMA, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0}}, {}, ValueError,
+         "high_freq_factor"),
+        ({**LLAMA, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}, "max_position_embeddings": None}, {},
+         ValueError, "max_position_embeddings"),
+        ({**LLAMA, "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+          "rope_parameters": {"rope_type": "linear", "factor": 4.0}}, {}, ValueError, "rope_scaling"),
+        ({**LLAMA, "rope_scaling": [1, 2]}, {}, TypeError, "rope_scaling"),
+        ({**LLAMA, "rope_theta": 1.0}, {}, ValueError, "rope_theta"),
+        ({**LLAMA, "rope_theta": "1e4"}, {}, TypeError, "rope_theta"),
+        ({**LLAMA, "rope_parameters": {"rope_theta": 5e5}}, {}, ValueError, "different bases"),
+        ({**LLAMA, "hidden_size": None}, {}, ValueError, "hidden_size"),
+        ({**LLAMA, "hidden_size": 65}, {}, ValueError, "hidden_size"),
+        ({**LLAMA, "head_dim": 31}, {}, ValueError, "rotated dims"),
+        ({**LLAMA, "num_attention_heads": 2.0}, {}, TypeError, "num_attention_heads"),
+        ({**LLAMA, "partial_rotary_factor": 0.5}, {}, ValueError, "partial_rotary_factor"),
+        ({**LLAMA, "model_type": "gpt_neox", "rotary_pct": 0.3}, {}, ValueError, "rotary_pct = 0.3 gives .* 9"),
+        ({**LLAMA, "model_type": "gpt_neox", "rotary_pct": 0.01}, {}, ValueError, "rotary_pct"),
+        ({**LLAMA, "model_type": "gpt_neox", "rotary_pct": 1.5}, {}, ValueError, "rotary_pct"),
+        ({**LLAMA, "model_type": "phi", "partial_rotary_factor": "0.4"}, {}, TypeError, "partial_rotary_factor"),
+        ({**LLAMA, "model_type": "phi3", "rope_scaling": {"type": "yarn", "short_factor": [1.0] * 16}}, {},
+         ValueError, "long_factor"),
+        ({**LLAMA, "model_type": "phi3", "rope_scaling": {"type": "longrope", "short_factor": [1.0] * 15,
+                                                          "long_factor": [1.0] * 16}}, {}, ValueError, "short_factor"),
+        ({**LLAMA, "model_type": "phi3", "rope_scaling": {"type": "linear", "factor": 2.0}}, {}, ValueError,
+         "rope_type"),
+        ({**LLAMA, "model_type": "gemma3_text"}, {}, ValueError, "layer_type is required"),
+        ({**LLAMA, "model_type": "gemma3_text"}, {"layer_type": "local"}, ValueError, "layer_type"),
+        ({**LLAMA, "model_type": "gemma3_text"}, {"layer_type": 1}, TypeError, "layer_type"),
+        ({**LLAMA, "model_type": "gemma3_text", "num_hidden_layers": 6}, {"layer": 6}, ValueError, "layer"),
+        ({**LLAMA, "model_type": "gemma3_text", "num_hidden_layers": 6}, {"layer": 5, "layer_type": "sliding_attention"},
+         ValueError, "layer_type"),
+        ({"model_type": "gemma3"}, {}, ValueError, "text_config"),
+        ({**LLAMA, "model_type": "smollm3", "num_hidden_layers": 8}, {}, ValueError, "pass layer=index"),
+        ({**LLAMA, "model_type": "smollm3"}, {"layer": -1}, ValueError, "layer"),
+        ({**LLAMA, "model_type": "smollm3", "num_hidden_layers": 4, "no_rope_layers": "1101"}, {"layer": 0}, TypeError,
+         "no_rope_layers"),
+        ({**LLAMA}, {"layer_type": "full_attention"}, ValueError, "layer_type"),
+        ({**LLAMA, "model_type": "deepseek_v3"}, {}, ValueError, "qk_rope_head_dim"),
+        ({**LLAMA, "model_type": "gptj", "rope_theta": 10000.0}, {}, ValueError, "rope_theta"),
+        ({"model_type": "gptj", "n_embd": 128, "n_head": 2, "rotary_dim": None}, {}, ValueError, "rotary_dim"),
+        ({"model_type": "gptj", "n_embd": 128, "n_head": 2, "rotary_dim": 15}, {}, ValueError, "rotary_dim"),
+        ({"model_type": "minimind", "hidden_size": 64, "num_attention_heads": 4}, {}, ValueError, "rope_theta"),
+        ({"model_type": "minimind", "dim": 512, "n_heads": 8}, {}, ValueError, "'dim'"),
+        ({"model_type": "minimind", "hidden_size": 64, "num_attention_heads": 4, "rope_theta": 1e6,
+          "max_position_embeddings": 512, "rope_scaling": {"type": "yarn", "factor": 4}}, {}, ValueError,
+         "original_max_position_embeddings"),
+        ({"model_type": "minimind", "hidden_size": 64, "num_attention_heads": 4, "rope_theta": 1e6,
+          "inference_rope_scaling": True}, {}, ValueError, "rope_scaling"),
+    ],
+)
+def test_rope_spec_bad_config(config, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        rope_spec(config, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "x_shape, positions, kwargs, error, match",
+    [
+        ((2, 2, 5, 32), np.arange(4), {}, ValueError, "positions"),
+        ((2, 2, 5, 32), np.zeros((3, 5)), {}, ValueError, "positions"),
+        ((2, 2, 5, 32), np.zeros((2, 5, 1)), {}, ValueError, "positions"),
+        ((2, 2, 5, 32), np.array(["a"] * 5), {}, TypeError, "positions"),
+        ((2, 2, 5, 32), np.array([0.0, 1, 2, np.nan, 4]), {}, ValueError, "positions"),
+        ((2, 5, 32), np.arange(5), {}, ValueError, "x must have shape"),
+        ((2, 2, 5, 30), np.arange(5), {}, ValueError, "head_dim"),
+        ((2, 2, 5, 32), np.arange(5), {"role": "value"}, ValueError, "role"),
+        ((2, 2, 5, 32), np.arange(5), {"seq_len": 0}, ValueError, "seq_len"),
+    ],
+)
+def test_apply_bad_input(x_shape, positions, kwargs, error, match):
+    spec = rope_spec({**LLAMA, "hidden_size": 64, "num_attention_heads": 2})
+    with pytest.raises(error, match=match):
+        spec.apply(np.zeros(x_shape), positions, **kwargs)
+
+
+def test_apply_bad_x_and_table_limits():
+    spec = rope_spec({**LLAMA})
+    with pytest.raises(TypeError, match="x"):
+        spec.apply(np.zeros((1, 1, 2, 32), dtype=complex), [0, 1])
+    gptj = rope_spec({"model_type": "gptj", "n_embd": 128, "n_head": 2, "rotary_dim": 16, "n_positions": 8})
+    with pytest.raises(ValueError, match="positions must lie in"):
+        gptj.apply(np.zeros((1, 1, 2, 64)), [7, 8])
+    with pytest.raises(TypeError, match="positions"):
+        spec.cos_sin(["a"])
+    with pytest.raises(TypeError, match="seq_len"):
+        spec.inv_freq(seq_len=2.5)
