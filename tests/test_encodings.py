@@ -256,8 +256,8 @@ def test_learned_rejects_bad_input(kwargs, error, match):
 
 
 def test_exported():
-    for name in ("sinusoidal_encoding", "sinusoidal_at", "integer_encoding", "learned_encoding", "normalised_encoding",
-                 "binary_encoding", "shift_matrix", "additive_logit_terms", "ENCODINGS"):
+    for name in ("sinusoidal_encoding", "sinusoidal_at", "integer_encoding", "learned_encoding",
+                 "normalised_encoding", "binary_encoding", "shift_matrix", "additive_logit_terms", "ENCODINGS"):
         assert name in rope_edu.__all__
 
 
