@@ -1,20 +1,32 @@
 """numpy vs torch eager vs torch.compile for RoPE, each timed against a plain copy of the same data.
 
     .venv/bin/python benchmarks/bench_torch.py                    # CPU, or CUDA when present
-    .venv/bin/python benchmarks/bench_torch.py --device cpu --repeats 10
-    .venv/bin/python benchmarks/bench_torch.py --device cuda --json gpu_run.json
+    .venv/bin/python benchmarks/bench_torch.py --device cpu --repeats 15
+    python benchmarks/bench_torch.py --device cuda --json benchmarks/results/gpu_h100.json \\
+        | tee benchmarks/results/gpu_h100.txt                     # how the book's GPU numbers were made
 
 Shape (batch 1, 32 heads, 4096 positions, head_dim 128), positions 0..4095, both layouts, in
 float32 (and bfloat16 on a GPU). Every rotation reads x once and writes its result once, the
 same traffic as a copy, so ``time / copy time`` says how close it runs to memory speed (about 1x
 is the best an out-of-place rotation can do). The bandwidth column is that minimal traffic,
-2 * x.nbytes (cos/sin are 1/32 of it and left out), divided by the median time.
+2 * x.nbytes (the cos/sin tables are 1/32 of it and left out), divided by the time. Each call
+includes everything the function does: argument checks, the cos/sin table (computed once per
+position and broadcast over the heads) and the rotation.
 
-Timing: warm-up calls first (page faults, caches, and the compile, whose first-call time is
-printed on its own), then ``--repeats`` calls of the operation alternating with calls of the
-copy it is compared with, and the ratio of their medians (alternating keeps the ratio honest on
-a machine whose load changes during the run); on CUDA each call is bracketed by
-``torch.cuda.synchronize()``. Prints ratios; asserts nothing.
+Timing. Warm-up calls first (page faults, caches, and the compile, whose first-call time is
+printed on its own). Then ``--repeats`` rounds, each timing the operation and then the copy it
+is compared with (alternating keeps the ratio honest on a machine whose load changes). Other
+jobs only ever add time, so the headline is the ratio of the minima; the ratio of the medians is
+printed beside it to show the load's effect.
+
+* CPU: one call per timing.
+* CUDA: ``--inner`` calls back to back per timing, between CUDA events, then divided: the time
+  per call of a program that launches one call after another, Python and launch overheads
+  included (a call costs at least its host time, even when its kernels are faster). A second
+  column replays the same calls from a CUDA graph, which launches the recorded kernels without
+  running any Python: the device time of the kernels alone, and their achieved bandwidth.
+
+Prints ratios; asserts nothing.
 """
 
 from __future__ import annotations
@@ -47,29 +59,64 @@ from rope_edu import torch_rope  # noqa: E402
 SHAPE = (1, 32, 4096, 128)
 
 
-def sync_for(device: torch.device) -> Callable[[], None]:
-    return torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+class Timer:
+    """Seconds per call of a function on one device (see the module docstring)."""
+
+    def __init__(self, device: torch.device, inner: int, replay: bool = False):
+        self.cuda = device.type == "cuda"
+        self.inner = inner if self.cuda else 1
+        self.calls = 1 if replay else self.inner  # a replay runs all `inner` recorded calls at once
+
+    def __call__(self, fn: Callable[[], object]) -> float:
+        if not self.cuda:
+            t0 = time.perf_counter()
+            fn()
+            return time.perf_counter() - t0
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        start.record()
+        for _ in range(self.calls):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3 / self.inner
+
+    def graphed(self, fn: Callable[[], object]) -> Callable[[], object] | None:
+        """A function replaying ``inner`` calls of ``fn`` from a CUDA graph (None if capture fails)."""
+        if not self.cuda:
+            return None
+        try:
+            stream = torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(stream):  # warm-up on a side stream, as capture requires
+                for _ in range(3):
+                    fn()
+            torch.cuda.current_stream().wait_stream(stream)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                for _ in range(self.inner):
+                    fn()
+        except Exception as err:  # noqa: BLE001 - report and go on without the column
+            print(f"  (CUDA graph capture failed: {type(err).__name__}: {err}; no kernel-only time)")
+            return None
+        return graph.replay
 
 
-def paired_times(fn: Callable[[], object], copy: Callable[[], object], repeats: int,
-                 sync: Callable[[], None], warmup: int = 2) -> tuple[float, float]:
-    """Median wall times (s) of ``fn()`` and of ``copy()``, timed alternately.
+def device_of(timer: Timer) -> torch.device:
+    return torch.device("cuda" if timer.cuda else "cpu")
 
-    Alternating the two makes their ratio robust to the machine getting busier or quieter
-    during the run (other jobs on a shared CPU); ``warmup`` untimed calls of each come first.
-    """
+
+def paired_times(fn, copy, repeats: int, timer: Callable[[Callable[[], object]], float],
+                 warmup: int = 2) -> tuple[list[float], list[float]]:
+    """Per-call times (s) of ``fn`` and of ``copy``, timed alternately after ``warmup`` calls of each."""
     for _ in range(warmup):
         fn()
         copy()
-    times: dict[int, list[float]] = {0: [], 1: []}
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeats):
-        for which, f in enumerate((fn, copy)):
-            sync()
-            t0 = time.perf_counter()
-            f()
-            sync()
-            times[which].append(time.perf_counter() - t0)
-    return statistics.median(times[0]), statistics.median(times[1])
+        times[0].append(timer(fn))
+        times[1].append(timer(copy))
+    return times
 
 
 def device_name(device: torch.device) -> str:
@@ -78,35 +125,48 @@ def device_name(device: torch.device) -> str:
     return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads"
 
 
-def run(device: torch.device, dtypes: list[torch.dtype], repeats: int) -> list[dict]:
-    sync = sync_for(device)
+def run(device: torch.device, dtypes: list[torch.dtype], repeats: int, inner: int) -> list[dict]:
     rows: list[dict] = []
     positions = torch.arange(SHAPE[-2], device=device)
+    cpu_timer, timer = Timer(torch.device("cpu"), 1), Timer(device, inner)
 
-    def measure(impl: str, layout: str, dtype: str, dev: str, fn, copy, nbytes: int, sync, **extra) -> None:
-        t, t_copy = paired_times(fn, copy, repeats, sync)
-        rows.append({
-            "implementation": impl, "layout": layout, "dtype": dtype, "device": dev, "ms": t * 1e3,
-            "copy_ms": t_copy * 1e3, "ratio_to_copy": t / t_copy, "GB_per_s": 2 * nbytes / t / 1e9, **extra,
-        })
+    def measure(impl: str, layout: str, dtype: str, dev: str, fn, copy, nbytes: int,
+                t: Timer, **extra) -> None:
+        op, cp = paired_times(fn, copy, repeats, t)
+        row = {
+            "implementation": impl, "layout": layout, "dtype": dtype, "device": dev,
+            "ms": min(op) * 1e3, "ms_median": statistics.median(op) * 1e3,
+            "copy_ms": min(cp) * 1e3, "copy_ms_median": statistics.median(cp) * 1e3,
+            "ratio_to_copy": min(op) / min(cp),
+            "ratio_to_copy_median": statistics.median(op) / statistics.median(cp),
+            "GB_per_s": 2 * nbytes / min(op) / 1e9, **extra,
+        }
+        g_op, g_cp = t.graphed(fn), t.graphed(copy)
+        if g_op is not None and g_cp is not None:
+            gop, gcp = paired_times(g_op, g_cp, repeats, Timer(device_of(t), t.inner, replay=True), warmup=1)
+            row.update({
+                "kernel_ms": min(gop) * 1e3, "kernel_copy_ms": min(gcp) * 1e3,
+                "kernel_ratio_to_copy": min(gop) / min(gcp), "kernel_GB_per_s": 2 * nbytes / min(gop) / 1e9,
+            })
+        rows.append(row)
 
-    no_sync = lambda: None  # noqa: E731
     if torch.float32 in dtypes:  # numpy: the package's core, on the CPU, against a numpy copy
         x_np = np.random.default_rng(0).standard_normal(SHAPE, dtype=np.float32)
         pos_np = np.arange(SHAPE[-2])
-        measure("numpy copy", "-", "float32", "cpu", x_np.copy, x_np.copy, x_np.nbytes, no_sync)
+        measure("numpy copy", "-", "float32", "cpu", x_np.copy, x_np.copy, x_np.nbytes, cpu_timer)
         for layout in rope_edu.LAYOUTS:
             fn = lambda: rope_edu.apply_rope(x_np, pos_np, layout=layout)  # noqa: E731
-            measure("numpy apply_rope", layout, "float32", "cpu", fn, x_np.copy, x_np.nbytes, no_sync)
+            measure("numpy apply_rope", layout, "float32", "cpu", fn, x_np.copy, x_np.nbytes, cpu_timer)
 
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     for dtype in dtypes:
         name = str(dtype).removeprefix("torch.")
         x = torch.randn(SHAPE, generator=torch.Generator().manual_seed(0)).to(device=device, dtype=dtype)
         nbytes = x.numel() * x.element_size()
-        measure("torch copy (clone)", "-", name, device.type, x.clone, x.clone, nbytes, sync)
+        measure("torch copy (clone)", "-", name, device.type, x.clone, x.clone, nbytes, timer)
         for layout in torch_rope.LAYOUTS:
             eager = lambda: torch_rope.apply_rope(x, positions, layout=layout)  # noqa: E731
-            measure("torch eager", layout, name, device.type, eager, x.clone, nbytes, sync)
+            measure("torch eager", layout, name, device.type, eager, x.clone, nbytes, timer)
             sync()
             t0 = time.perf_counter()
             out = torch_rope.apply_rope_compiled(x, positions, layout=layout)  # compiles
@@ -114,18 +174,27 @@ def run(device: torch.device, dtypes: list[torch.dtype], repeats: int) -> list[d
             compile_s = time.perf_counter() - t0
             torch.testing.assert_close(out, eager(), rtol=1e-2, atol=1e-2)
             fused = lambda: torch_rope.apply_rope_compiled(x, positions, layout=layout)  # noqa: E731
-            measure("torch.compile", layout, name, device.type, fused, x.clone, nbytes, sync, first_call_s=compile_s)
+            measure("torch.compile", layout, name, device.type, fused, x.clone, nbytes, timer,
+                    first_call_s=compile_s)
     return rows
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"{'implementation':<20}{'layout':<13}{'dtype':<10}{'device':<7}{'time (ms)':>10}{'x copy':>8}{'GB/s':>8}")
+    kernels = any("kernel_ms" in r for r in rows)
+    head = f"{'implementation':<20}{'layout':<13}{'dtype':<10}{'device':<7}{'min ms':>9}{'x copy':>8}{'(median)':>9}{'GB/s':>8}"
+    if kernels:
+        head += f"  |{'kernel ms':>10}{'x copy':>8}{'GB/s':>8}"
+    print(head)
     for r in rows:
-        note = f"   (first call, with compile: {r['first_call_s']:.1f} s)" if "first_call_s" in r else ""
-        print(
-            f"{r['implementation']:<20}{r['layout']:<13}{r['dtype']:<10}{r['device']:<7}"
-            f"{r['ms']:>10.2f}{r['ratio_to_copy']:>8.2f}{r['GB_per_s']:>8.1f}{note}"
-        )
+        line = (f"{r['implementation']:<20}{r['layout']:<13}{r['dtype']:<10}{r['device']:<7}"
+                f"{r['ms']:>9.3f}{r['ratio_to_copy']:>8.2f}{'(' + format(r['ratio_to_copy_median'], '.2f') + ')':>9}"
+                f"{r['GB_per_s']:>8.1f}")
+        if kernels:
+            line += (f"  |{r['kernel_ms']:>10.4f}{r['kernel_ratio_to_copy']:>8.2f}{r['kernel_GB_per_s']:>8.0f}"
+                     if "kernel_ms" in r else f"  |{'-':>10}{'-':>8}{'-':>8}")
+        if "first_call_s" in r:
+            line += f"   (first call, with compile: {r['first_call_s']:.1f} s)"
+        print(line)
 
 
 def main() -> None:
@@ -133,7 +202,8 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
                         help="torch device (default: cuda when available, else cpu)")
     parser.add_argument("--repeats", type=int, default=None,
-                        help="timed calls per measurement, median reported (default: 10 on cpu, 50 on cuda)")
+                        help="timed rounds per measurement, min and median reported (default: 15 on cpu, 30 on cuda)")
+    parser.add_argument("--inner", type=int, default=20, help="calls per timing on CUDA (default 20)")
     parser.add_argument("--json", metavar="PATH", help="also write the results, device and date to PATH")
     parser.add_argument("--no-thp", action="store_true",
                         help="leave torch's CPU allocator without transparent huge pages (THP_MEM_ALLOC_ENABLE unset)")
@@ -141,7 +211,7 @@ def main() -> None:
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch.cuda.is_available() is False on this machine")
-    repeats = args.repeats or (50 if device.type == "cuda" else 10)
+    repeats = args.repeats or (30 if device.type == "cuda" else 15)
     dtypes = [torch.float32] + ([torch.bfloat16] if device.type == "cuda" else [])
     # torch's own import-time DeprecationWarning (torch.jit.script_method) when torch.compile loads
     warnings.filterwarnings("ignore", message="`torch.jit.script_method` is deprecated", category=DeprecationWarning)
@@ -149,16 +219,23 @@ def main() -> None:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     header = {
         "date": when, "device": device_name(device), "torch": torch.__version__, "numpy": np.__version__,
-        "shape": list(SHAPE), "repeats": repeats, "cpu_count": os.cpu_count(),
-        "THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE", ""),
+        "cuda": torch.version.cuda if device.type == "cuda" else None,
+        "shape": list(SHAPE), "repeats": repeats, "inner": args.inner if device.type == "cuda" else 1,
+        "cpu_count": os.cpu_count(), "THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE", ""),
+        "command": "python " + " ".join(sys.argv),
     }
-    print(f"RoPE benchmark, {when}: x of shape {SHAPE}, positions 0..{SHAPE[-2] - 1}, median of {repeats}")
-    print(f"device: {header['device']}; torch {torch.__version__}, numpy {np.__version__}; "
-          f"THP_MEM_ALLOC_ENABLE={header['THP_MEM_ALLOC_ENABLE'] or 'unset'}")
-    print("'x copy' = time / time of a plain copy of the same tensor on the same device;")
-    print("GB/s = 2 * x.nbytes (read x, write the result) / time; the copy rows compare a copy with")
-    print("itself, so their distance from 1.00 shows the timing noise of this run\n")
-    rows = run(device, dtypes, repeats)
+    print(f"RoPE benchmark, {when}: x of shape {SHAPE}, positions 0..{SHAPE[-2] - 1}")
+    print(f"device: {header['device']}; torch {torch.__version__}"
+          + (f" (CUDA {header['cuda']})" if header["cuda"] else "")
+          + f", numpy {np.__version__}; THP_MEM_ALLOC_ENABLE={header['THP_MEM_ALLOC_ENABLE'] or 'unset'}")
+    print(f"{repeats} rounds of (operation, copy)" + (f", {args.inner} calls per timing" if header["cuda"] else "")
+          + "; 'min ms' = the fastest round, per call; 'x copy' = min / min of a plain copy of the same")
+    print("tensor on the same device, the median ratio in brackets; GB/s = 2 * x.nbytes / min time. The")
+    print("copy rows compare a copy with itself, so their distance from 1.00 shows the timing noise.")
+    if header["cuda"]:
+        print("kernel columns: the same calls replayed from a CUDA graph (no Python, no launch overhead).")
+    print()
+    rows = run(device, dtypes, repeats, args.inner)
     print_table(rows)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

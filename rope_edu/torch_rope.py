@@ -24,11 +24,13 @@ Precision policy, the point of chapter 8:
 * Integer ``x`` gives a result in ``torch.get_default_dtype()`` (float32 unless changed), where
   the numpy core gives float64: torch's default floating type, not numpy's.
 
-Two entry points share the checks and the layout kernels of :data:`LAYOUTS`:
-:func:`apply_rope` runs them eagerly (one PyTorch kernel per operation, arranged to make few
-passes over memory) and :func:`apply_rope_compiled` runs them through ``torch.compile``, where
-they take the plain formula, which the compiler fuses with the angles and cos/sin into one loop.
-It compiles lazily, on the first call per layout, so importing this module stays cheap.
+Two entry points share the checks, the cos/sin tables and the layout kernels of
+:data:`LAYOUTS`. Both compute cos and sin once per position, a ``(seq, dim // 2)`` table that the
+kernels broadcast over the heads. :func:`apply_rope` runs the kernels eagerly (one PyTorch
+kernel per operation, arranged to make few passes over memory) and :func:`apply_rope_compiled`
+runs them through ``torch.compile``, where they take the plain formula, which the compiler
+fuses into one pass over ``x``. It compiles lazily, on the first call per layout, so importing
+this module stays cheap.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import numpy as np
 import torch
 
 from . import rope as _np_rope
-from ._checks import check_base, check_choice, check_dim, check_inv_freq, check_positions
+from ._checks import check_base, check_choice, check_dim, check_int, check_inv_freq, check_positions
 
 __all__ = [
     "ANGLE_DTYPES",
@@ -51,6 +53,8 @@ __all__ = [
     "rope_angles",
     "apply_rope",
     "apply_rope_compiled",
+    "OpTraffic",
+    "memory_traffic",
 ]
 
 #: Dtypes allowed for the angles inside :func:`apply_rope` (half precision is refused).
@@ -224,9 +228,15 @@ def _angles(pos: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
 
 
 def _cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    # Angles at (..., seq, dim // 2) size, in the dtype of pos and inv_freq (float32 or float64),
-    # computed once per call; cos and sin rounded once to the rotation's working dtype
-    # promote(out_dtype, float32), then broadcast over the heads (never copied per head).
+    """The tables cos(m theta_i), sin(m theta_i), once per position (not per head).
+
+    Angles of shape ``pos.shape + (dim // 2,)`` (``(seq, dim // 2)`` when all heads share the
+    positions), in the dtype of ``pos`` and ``inv_freq`` (float32 or float64); cos and sin rounded
+    once to the rotation's working dtype ``promote(out_dtype, float32)``. Both entry points compute
+    them here, eagerly, and hand them to a layout kernel, which broadcasts them over the heads:
+    inside a compiled kernel they would be fused into the rotation's loop and recomputed for
+    every head (32 times at 32 heads).
+    """
     work = torch.promote_types(out_dtype, torch.float32)
     angles = _angles(pos, inv_freq)
     return angles.cos().to(work), angles.sin().to(work)
@@ -236,10 +246,10 @@ def _cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype) 
 # Both compute, for every pair (a, b) of coordinates and its angle m*theta_i,
 #     a' = a cos - b sin,   b' = a sin + b cos     (counter-clockwise, as in book/notation.md)
 # with cos, sin of shape (..., seq, dim // 2) broadcast against x's (..., seq, dim // 2) halves.
-# Each kernel is the whole computation after the checks (angles, cos/sin, rotation, rounding),
-# so that apply_rope_compiled can hand it to torch.compile as one function. Two separate
-# functions (not one with a layout switch) give each layout its own torch.compile recompile
-# budget (8 variants per function).
+# A kernel is the rotation and the final rounding, given the cos/sin tables, so that
+# apply_rope_compiled can hand it to torch.compile as one function: one fused pass over x.
+# Two separate functions (not one with a layout switch) give each layout its own torch.compile
+# recompile budget (8 variants per function).
 #
 # Eager PyTorch runs one kernel per operation, and on a CPU every fresh temporary also costs
 # page faults, so the eager branches use as few full-size operations and temporaries as they can.
@@ -257,11 +267,8 @@ def _complex_viewable(x: torch.Tensor) -> bool:
     )
 
 
-def _rope_interleaved(
-    x: torch.Tensor, pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype
-) -> torch.Tensor:
+def _rope_interleaved(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
     # Pairs (2i, 2i+1).
-    cos, sin = _cos_sin(pos, inv_freq, out_dtype)
     x = x.to(cos.dtype)  # no copy for float32/float64 x; one for half precision and integers
     if not torch.compiler.is_compiling() and _complex_viewable(x):
         # Eager: read each pair in place as one complex number and multiply by e^{i m theta}:
@@ -273,19 +280,18 @@ def _rope_interleaved(
     return torch.stack((xa * cos - xb * sin, xa * sin + xb * cos), dim=-1).flatten(-2).to(out_dtype)
 
 
-def _rope_half(
-    x: torch.Tensor, pos: torch.Tensor, inv_freq: torch.Tensor, out_dtype: torch.dtype
-) -> torch.Tensor:
+def _rope_half(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
     # Pairs (i, i + d/2): the two contiguous halves xa = x[..., :h], xb = x[..., h:].
-    cos, sin = _cos_sin(pos, inv_freq, out_dtype)
-    x = x.to(cos.dtype)
     h = x.shape[-1] // 2
-    xa, xb = x[..., :h], x[..., h:]
     if torch.compiler.is_compiling():
+        x = x.to(cos.dtype)
+        xa, xb = x[..., :h], x[..., h:]
         return torch.cat((xa * cos - xb * sin, xb * cos + xa * sin), dim=-1).to(out_dtype)
-    # Eager: one full-size result, out = x * [cos, cos], then the sin terms added in place into
-    # its two halves (addcmul_(u, v, value=c) adds c*u*v): three passes, one allocation. This is
-    # Hugging Face's x*cos + rotate_half(x)*sin without materialising rotate_half(x).
+    # Eager: one full-size result, out = x * [cos, cos] (read in x's own dtype and promoted to the
+    # working dtype on the fly: no upcast copy of a bfloat16 x), then the sin terms added in place
+    # into its two halves (addcmul_(u, v, value=c) adds c*u*v): three passes, one allocation.
+    # This is Hugging Face's x*cos + rotate_half(x)*sin without materialising rotate_half(x).
+    xa, xb = x[..., :h], x[..., h:]
     out = x * torch.cat((cos, cos), dim=-1)
     out[..., :h].addcmul_(xb, sin, value=-1)
     out[..., h:].addcmul_(xa, sin)
@@ -301,9 +307,10 @@ class TorchLayout:
     name : str
         Key in :data:`LAYOUTS` and in :data:`rope_edu.LAYOUTS`.
     kernel : callable
-        ``kernel(x, pos, inv_freq, out_dtype) -> Tensor``, no checks: ``x`` of shape
-        (..., seq, dim), ``pos`` broadcastable to (..., seq) and ``inv_freq`` of shape (dim // 2,),
-        both in the angle dtype and on x's device. Returns x's shape in ``out_dtype``.
+        ``kernel(x, cos, sin, out_dtype) -> Tensor``, no checks: ``x`` of shape (..., seq, dim),
+        ``cos`` and ``sin`` of shape broadcastable to (..., seq, dim // 2) (``(seq, dim // 2)``
+        when every head shares the positions), in the working dtype and on x's device, as made
+        by ``_cos_sin``. Returns x's shape in ``out_dtype``.
     """
 
     name: str
@@ -383,7 +390,7 @@ def apply_rope(
     x, pos, freqs, layout, out_dtype = _prepare(x, positions, base, layout, inv_freq, angle_dtype)
     if x.numel() == 0:
         return torch.empty(x.shape, dtype=out_dtype, device=x.device)
-    return LAYOUTS[layout].kernel(x, pos, freqs, out_dtype)
+    return LAYOUTS[layout].kernel(x, *_cos_sin(pos, freqs, out_dtype), out_dtype)
 
 
 #: ``torch.compile``d layout kernels, built on first use (compiling is deferred to the first call).
@@ -410,7 +417,8 @@ def apply_rope_compiled(
 ) -> torch.Tensor:
     """:func:`apply_rope` through ``torch.compile``: the same arguments, checks and result.
 
-    The checks run in Python as in :func:`apply_rope`; angles, cos/sin, rotation and the final
+    The checks run in Python as in :func:`apply_rope`, and so does the small cos/sin table, once
+    per position (``(seq, dim // 2)``, broadcast over the heads); the rotation and the final
     rounding run as one compiled function, which the compiler fuses into a single pass over
     ``x`` (the eager version launches one kernel per operation). The first call per layout and
     dtype compiles (seconds on a CPU, cached on disk by TorchInductor), later calls reuse it.
@@ -418,4 +426,86 @@ def apply_rope_compiled(
     x, pos, freqs, layout, out_dtype = _prepare(x, positions, base, layout, inv_freq, angle_dtype)
     if x.numel() == 0:
         return torch.empty(x.shape, dtype=out_dtype, device=x.device)
-    return _compiled_kernel(layout)(x, pos, freqs, out_dtype)
+    return _compiled_kernel(layout)(x, *_cos_sin(pos, freqs, out_dtype), out_dtype)
+
+
+# --- counting memory traffic ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpTraffic:
+    """The bytes one tensor operation reads and writes (an entry of :func:`memory_traffic`).
+
+    Attributes
+    ----------
+    op : str
+        The ATen operation, e.g. ``"aten.mul.Tensor"`` or ``"aten.addcmul_.default"``.
+    read, written : int
+        Bytes of the counted tensors it takes and of those it produces (or modifies in place).
+    """
+
+    op: str
+    read: int
+    written: int
+
+
+def memory_traffic(fn: Callable[[], Any], *, min_numel: int = 1) -> list[OpTraffic]:
+    """Run ``fn()`` once, eagerly, and list the memory traffic of every tensor operation in it.
+
+    Each ATen operation that computes something is charged ``numel * element_size`` bytes for
+    every tensor it takes (read) and every tensor it returns (written); an in-place operation
+    reads and writes its target. That is the traffic of a kernel that touches each element once,
+    the model of chapter 8: a cache that serves a second read for free is not modelled. Views,
+    reshapes and other operations whose result shares memory with an argument move no data and
+    are left out, as are allocations (``empty``).
+
+    Parameters
+    ----------
+    fn : callable
+        Called once with no arguments, e.g. ``lambda: apply_rope(x, pos)``. Eager code only: a
+        ``torch.compile``'d function would be traced, not run as compiled.
+    min_numel : int, default 1
+        Tensors with fewer elements are not counted. ``x.numel() // 2`` counts the full-size
+        passes over ``x`` (and its halves) and leaves out the small cos/sin tables, which are
+        ``1 / heads`` of its size.
+
+    Returns
+    -------
+    list of OpTraffic
+        In the order the operations ran; those with no counted traffic are left out.
+
+    Examples
+    --------
+    >>> x = torch.ones(4, 8)
+    >>> memory_traffic(x.clone)
+    [OpTraffic(op='aten.clone.default', read=128, written=128)]
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__}")
+    min_numel = check_int(min_numel, "min_numel", minimum=1)
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_leaves
+
+    def counted(tensors: list[torch.Tensor]) -> int:
+        return sum(t.numel() * t.element_size() for t in tensors if t.numel() >= min_numel)
+
+    log: list[OpTraffic] = []
+    allocations = {torch.ops.aten.empty, torch.ops.aten.empty_like, torch.ops.aten.empty_strided}
+
+    class _Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+            out = func(*args, **(kwargs or {}))
+            ins = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+            outs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+            storages = {t.untyped_storage().data_ptr() for t in ins}
+            aliases = any(t.untyped_storage().data_ptr() in storages for t in outs)
+            if func.overloadpacket in allocations or (aliases and not func._schema.is_mutable):
+                return out  # a view or an allocation: no data moved
+            read, written = counted(ins), counted(outs)
+            if read or written:
+                log.append(OpTraffic(str(func), read, written))
+            return out
+
+    with _Count():
+        fn()
+    return log

@@ -246,6 +246,64 @@ def test_gradients_flow(layout):
     torch.testing.assert_close(x.grad, tr.apply_rope(g, -pos, layout=layout))
 
 
+# --- cos/sin once per position, and memory traffic ------------------------------------------
+
+
+def test_cos_sin_tables_are_computed_once_per_position_not_per_head(monkeypatch):
+    shapes = []
+    original = tr._cos_sin
+
+    def spy(pos, inv_freq, out_dtype):
+        cos, sin = original(pos, inv_freq, out_dtype)
+        shapes.append((tuple(cos.shape), tuple(sin.shape)))
+        return cos, sin
+
+    monkeypatch.setattr(tr, "_cos_sin", spy)
+    x = random_tensor((2, 8, 5, 16), torch.float32)
+    for layout in LAYOUTS:
+        tr.apply_rope(x, torch.arange(5), layout=layout)
+        tr.apply_rope(x, torch.arange(10).reshape(2, 1, 5), layout=layout)  # per batch, shared by heads
+    assert shapes == [((5, 8), (5, 8)), ((2, 1, 5, 8), (2, 1, 5, 8))] * len(LAYOUTS)
+
+
+def passes(fn, x: torch.Tensor) -> float:
+    """Full-size traffic of fn() in units of one copy of x (read x + write x)."""
+    log = tr.memory_traffic(fn, min_numel=x.numel() // 2)
+    return sum(op.read + op.written for op in log) / (2 * x.numel() * x.element_size())
+
+
+@pytest.mark.parametrize(
+    "dtype, layout, expected",
+    [
+        (torch.float32, "interleaved", 1.0),   # one complex multiply, in place of the pairs
+        (torch.float32, "half", 2.5),          # x * [cos, cos], then two half-size addcmul_
+        (torch.bfloat16, "interleaved", 5.0),  # upcast (2+4 bytes), multiply (4+4), round (4+2)
+        (torch.bfloat16, "half", 5.5),         # no upcast copy: (2+4) + 2 * (3+2) + (4+2) bytes
+    ],
+)
+def test_eager_memory_traffic_in_copies(dtype, layout, expected):
+    x = random_tensor((1, 4, 16, 32), dtype)
+    assert passes(x.clone, x) == 1.0
+    assert passes(lambda: tr.apply_rope(x, torch.arange(16), layout=layout), x) == expected
+
+
+def test_memory_traffic_counts_reads_writes_and_skips_views():
+    x = torch.ones(4, 8)
+    assert tr.memory_traffic(lambda: x.view(8, 4).t()[:3].unsqueeze(0)) == []  # views move nothing
+    # flattening a transposed view cannot be a view: it is a copy, read and written in full
+    assert tr.memory_traffic(lambda: x.t().flatten()) == [tr.OpTraffic("aten.clone.default", 128, 128)]
+    y = torch.ones(4, 8)
+    (op,) = tr.memory_traffic(lambda: y.add_(x))
+    assert op.op == "aten.add_.Tensor" and op.read == 2 * 128 and op.written == 128
+    assert tr.memory_traffic(lambda: x + 1, min_numel=33) == []  # below the size threshold
+    with pytest.raises(TypeError, match="fn must be a callable"):
+        tr.memory_traffic(x)
+    with pytest.raises(ValueError, match="min_numel"):
+        tr.memory_traffic(x.clone, min_numel=0)
+    with pytest.raises(TypeError, match="min_numel"):
+        tr.memory_traffic(x.clone, min_numel=1.5)
+
+
 # --- torch.compile ------------------------------------------------------------------------
 
 
@@ -261,6 +319,11 @@ def test_compiled_equals_eager():
         assert compiled.dtype == x.dtype and compiled.shape == x.shape
         torch.testing.assert_close(compiled, tr.apply_rope(x, pos, layout=layout), rtol=0, atol=1e-6)
     assert set(tr._COMPILED) == set(LAYOUTS)
+    # the compiled kernel is handed the (seq, dim // 2) tables: nothing in it is per-head trig
+    x_bf16 = random_tensor((1, 2, 5, 8), torch.bfloat16)
+    torch.testing.assert_close(
+        tr.apply_rope_compiled(x_bf16, pos, layout="half"), tr.apply_rope(x_bf16, pos, layout="half"), rtol=0, atol=0
+    )
 
 
 def test_compiled_checks_its_arguments_before_compiling():
