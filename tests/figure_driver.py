@@ -43,12 +43,12 @@ _READOUTS_JS = """(host) => Object.fromEntries([...host.querySelectorAll('[data-
 
 _ARM_JS = """([host, index]) => {
   // Time from the key event on control `index` to the first painted frame showing a new SVG.
-  const input = host.querySelectorAll('[data-control]')[index];
   const svg = host.querySelector('svg.rope-fig-svg');
   const before = svg.innerHTML;
   delete host.__latency;
   let t0 = null;
-  input.addEventListener('keydown', () => { t0 = performance.now(); }, {capture: true, once: true});
+  // e.timeStamp: when the key event was created, whichever listener sees it first
+  window.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, {capture: true, once: true});
   const start = performance.now();
   const poll = () => {
     if (t0 !== null && svg.innerHTML !== before) {

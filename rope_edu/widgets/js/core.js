@@ -151,6 +151,44 @@ function legend(parent, x, y, items) {
 
 // ---------------------------------------------------------------------------------------------
 
+const CONTROL_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown", " "]);
+
+// The keyboard moves a control here, not through the browser's default action: notebook front
+// ends take arrow keys as shortcuts, and Notebook 7 cancels them in the capture phase before the
+// control sees them. A capture listener on window runs first of all; it is installed once.
+if (!window.__ropeFigKeys) {
+  window.__ropeFigKeys = true;
+  window.addEventListener("keydown", (e) => {
+    const input = e.target;
+    if (!input || !input.ropeKeyStep || !CONTROL_KEYS.has(e.key) || e.altKey || e.ctrlKey || e.metaKey) return;
+    e.stopPropagation();
+    e.preventDefault();
+    input.ropeKeyStep(e.key);
+  }, { capture: true });
+}
+
+function keyStep(spec, input, key) {
+  if (spec.kind === "range") {
+    const min = Number(spec.min), max = Number(spec.max), step = Number(spec.step);
+    const steps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 }[key];
+    let v = key === "Home" ? min : key === "End" ? max : steps ? Number(input.value) + steps * step : null;
+    if (v === null) return;
+    v = Math.min(max, Math.max(min, min + Math.round((v - min) / step) * step));
+    input.value = String(+v.toFixed(10));
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  } else if (spec.kind === "select") {
+    const n = input.options.length;
+    const d = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[key];
+    const i = key === "Home" ? 0 : key === "End" ? n - 1 : d ? input.selectedIndex + d : null;
+    if (i === null || i < 0 || i >= n) return;
+    input.selectedIndex = i;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  } else if (key === " ") {
+    input.checked = !input.checked;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+}
+
 function buildControl(spec, model, uid) {
   const wrap = document.createElement("div");
   wrap.className = `rope-fig-control rope-fig-${spec.kind}`;
@@ -185,6 +223,8 @@ function buildControl(spec, model, uid) {
     input.addEventListener("change", () => { model.set(spec.name, input.checked); model.save_changes(); });
   }
   input.dataset.control = spec.name;
+  input.ropeKeyStep = (key) => keyStep(spec, input, key);
+  input.addEventListener("keyup", (e) => { if (e.key === " ") e.preventDefault(); });  // no second toggle
   const sync = () => {
     const v = model.get(spec.name);
     if (spec.kind === "checkbox") input.checked = !!v;
@@ -211,6 +251,7 @@ function figure(draw, { width = 640, height = 400 } = {}) {
     host.replaceChildren();
     const controlBox = document.createElement("div");
     controlBox.className = "rope-fig-controls";
+    controlBox.setAttribute("data-lm-suppress-shortcuts", "true");  // no Lumino shortcuts here
     const controls = specs.map((s) => buildControl(s, model, uid));
     controls.forEach((c) => controlBox.appendChild(c.wrap));
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "rope-fig-svg", role: "img", preserveAspectRatio: "xMidYMid meet" });
