@@ -1,10 +1,13 @@
-"""Chapter 8's precision widget: its pure state function, its figure and its animation."""
+"""Chapter 8's precision figure: its state function, its data and readouts, and its JavaScript.
+
+The figure redoes the rounding to float32 / bfloat16 / float16 in the browser; under Node.js
+(``tests/node_figure.py``) its ``compute`` is compared with torch at thousands of positions.
+"""
 
 from __future__ import annotations
 
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ torch = pytest.importorskip("torch")
 import rope_edu  # noqa: E402
 from rope_edu import torch_rope  # noqa: E402
 from rope_edu.widgets import precision  # noqa: E402
+from node_figure import call_js  # noqa: E402
 
 
 def test_bfloat16_collapses_257_to_256():
@@ -89,19 +93,111 @@ def test_bad_inputs(call, error, match):
         call()
 
 
-def test_figure_and_frames():
-    fig = precision.DEMO.figure(position=257, dtype="bfloat16")
-    assert len(fig.axes) == 2
-    assert fig.axes[0].get_xlabel() and fig.axes[0].get_ylabel() and fig.axes[1].get_xlabel()
-    plt.close(fig)
-    frames = precision.DEMO.frames()
-    assert 12 <= len(frames) <= 30
-    assert {f["dtype"] for f in frames} == set(precision.DTYPES)
-    assert max(f["position"] for f in frames) == precision.MAX_POSITION
-    controls = precision.controls()
-    assert set(controls) == {"position", "dtype"} and controls["position"].max == precision.MAX_POSITION
-    fig = precision.DEMO.figure(**frames[-1])
-    plt.close(fig)
+# --- the figure: controls, data, readouts --------------------------------------------------
+
+
+def test_figure_controls_and_defaults():
+    assert precision.DEMO.name == "precision"
+    assert [c.name for c in precision.DEMO.controls] == ["position", "dtype"]
+    assert precision.DEMO.defaults == {"position": 4096, "dtype": "bfloat16"}
+    position, dtype = precision.DEMO.controls
+    assert (position.min, position.max, position.step, position.integer) == (0, precision.MAX_POSITION, 1, True)
+    assert list(dtype.options) == list(precision.DTYPES)
+    with pytest.raises(ValueError, match="position"):
+        precision.DEMO.state(position=precision.MAX_POSITION + 1)
+    with pytest.raises(ValueError, match="dtype"):
+        precision.DEMO.state(dtype="float64")
+
+
+def test_data_is_torch_rounding():
+    d = precision.data()
+    theta = rope_edu.frequencies(precision.DIM, precision.BASE)
+    np.testing.assert_array_equal(d["theta"], theta)
+    for name, dt in precision.DTYPES.items():
+        # the frequencies as torch stores them in each dtype (another path to the same rounding)
+        np.testing.assert_array_equal(d["theta_in"][name], torch_rope.frequencies(precision.DIM, dtype=dt).double().numpy())
+        fmt = d["formats"][name]
+        one_ulp = torch.tensor([1 + 2.0 ** (1 - fmt["bits"]), 1 + 2.0 ** -fmt["bits"]], dtype=torch.float64).to(dt)
+        assert one_ulp[0].item() > 1 and one_ulp[1].item() == 1  # bits significant bits, not one more
+        assert torch.tensor(fmt["max"], dtype=dt).item() == fmt["max"]
+        assert torch.isinf(torch.tensor(fmt["max"] * (1 + 2.0 ** -fmt["bits"]), dtype=torch.float64).to(dt))
+    assert (d["theta_in"]["bfloat16"] != theta).sum() > 50  # bfloat16 rounds almost every frequency
+    assert d["formats"]["float16"]["max"] == 65504.0
+
+
+def test_data_pair_weights_give_the_drift_of_state():
+    # drift = sqrt(sum_i 4 |x_i|^2 sin^2(delta_i / 2)) / |X|: the formula the browser uses, checked
+    # against the drift that state() measures by rotating X both ways with rope_edu.apply_rope.
+    d = precision.data()
+    w = np.asarray(d["pair_weight"])
+    assert w.sum() == pytest.approx(np.sum(precision.X**2))
+    theta = rope_edu.frequencies(precision.DIM, precision.BASE)
+    for m, dtype in ((257, "bfloat16"), (5000, "float16"), (99_999, "float32"), (100_000, "bfloat16")):
+        low = torch_rope.rope_angles([float(m)], theta, dtype=precision.DTYPES[dtype])[0].double().numpy()
+        delta = low - m * theta
+        drift = np.sqrt(np.sum(4 * w * np.sin(delta / 2) ** 2) / w.sum())
+        assert drift == pytest.approx(precision.state(m, dtype)["drift"], rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("position, dtype", [(0, "float16"), (257, "bfloat16"), (4096, "bfloat16"),
+                                             (65_520, "float16"), (100_000, "float32")])
+def test_readouts_are_the_state(position, dtype):
+    r = precision.readouts(position, dtype)
+    s = precision.state(position, dtype)
+    assert set(r) == {"stored_position", "max_angle_error", "max_angle_error_f32", "drift", "drift_f32",
+                      "cos_storage_error"}
+    for key in ("stored_position", "max_angle_error", "drift", "drift_f32", "cos_storage_error"):
+        np.testing.assert_array_equal(r[key], s[key])
+    assert r["max_angle_error_f32"] == np.max(precision.angle_errors([position], "float32"))
+
+
+def test_live_widget_has_one_trait_per_control():
+    w = precision.DEMO.widget(position=257)
+    assert (w.position, w.dtype) == (257, "bfloat16")
+    assert w._name == "precision" and [c["name"] for c in w._controls] == ["position", "dtype"]
+    np.testing.assert_array_equal(w._data["theta"], rope_edu.frequencies(precision.DIM, precision.BASE))
+
+
+# --- the figure's JavaScript (Node.js) ---------------------------------------------------------
+
+
+def _positions(dtype: str) -> np.ndarray:
+    """Every position up to 4200, every integer within 3 of a power of two or of the float16
+    overflow, and 2000 more drawn at random, up to MAX_POSITION."""
+    rng = np.random.default_rng({"float32": 0, "bfloat16": 1, "float16": 2}[dtype])
+    edges = [2**k + j for k in range(18) for j in range(-3, 4)] + [65_504 + j for j in range(-20, 40)]
+    pos = np.concatenate([np.arange(4200), edges, rng.integers(0, precision.MAX_POSITION + 1, 2000),
+                          [precision.MAX_POSITION]])
+    return np.unique(pos[(pos >= 0) & (pos <= precision.MAX_POSITION)])
+
+
+@pytest.mark.parametrize("dtype", list(precision.DTYPES))
+def test_js_rounding_is_torchs_bit_for_bit(dtype):
+    pos = _positions(dtype)
+    got = call_js("precision", "compute", [[{"position": int(m), "dtype": dtype}] for m in pos],
+                  [precision.data()], pick="readouts")
+    stored = torch.from_numpy(pos.astype(np.float64)).to(precision.DTYPES[dtype]).double().numpy()
+    np.testing.assert_array_equal([g["stored_position"] for g in got], stored)
+    # largest angle error over the pairs: the same floating-point numbers, NaN where float16 overflows
+    np.testing.assert_array_equal([g["max_angle_error"] for g in got], precision.angle_errors(pos, dtype).max(axis=1))
+    np.testing.assert_array_equal([g["max_angle_error_f32"] for g in got],
+                                  precision.angle_errors(pos, "float32").max(axis=1))
+    if dtype == "float16":
+        assert np.isnan([g["max_angle_error"] for g in got]).sum() == np.sum(pos >= 65_520) > 0
+
+
+@pytest.mark.parametrize("dtype", list(precision.DTYPES))
+def test_js_per_pair_errors_and_readouts_match_python(dtype):
+    rng = np.random.default_rng(7)
+    pos = np.unique(np.concatenate([[0, 1, 256, 257, 2048, 2049, 65_519, 65_520, 100_000],
+                                    rng.integers(0, precision.MAX_POSITION + 1, 60)]))
+    got = call_js("precision", "compute", [[{"position": int(m), "dtype": dtype}] for m in pos], [precision.data()])
+    for m, g in zip(pos, got):
+        np.testing.assert_array_equal(np.array(g["err"], dtype=float), precision.angle_errors([m], dtype)[0])
+        np.testing.assert_array_equal(np.array(g["err32"], dtype=float), precision.angle_errors([m], "float32")[0])
+        want = precision.readouts(int(m), dtype)
+        for key, value in g["readouts"].items():
+            np.testing.assert_allclose(value, want[key], rtol=1e-9, atol=1e-15, err_msg=f"{key} at {m} in {dtype}")
 
 
 def test_errors_with_frequencies_rounded_to_bfloat16():

@@ -10,6 +10,13 @@ happens when a model's RoPE buffers are cast with its weights, and compared with
   \\lVert x \\rVert`, for angles in the chosen dtype, for angles in float32, and for float32
   angles whose cos/sin are then stored in the chosen dtype (what real implementations do).
 
+The figure (``js/precision.js``) draws this in the browser for every integer position. The
+rounding it needs is tabulated here with torch (:func:`data`: each pair's frequency as torch
+rounds it to each dtype, and each format's significand bits); the browser redoes only the
+rounding of positions and products to the same formats, bit for bit (float32 through
+``Math.fround``, bfloat16 and float16 by rounding to nearest even on 8 and 11 significant bits,
+after a float32 step as torch does), and prints :func:`readouts`, which come from :func:`state`.
+
 Importing this module imports torch (bfloat16 has no numpy dtype).
 """
 
@@ -19,17 +26,15 @@ from typing import Any
 
 import numpy as np
 import torch
-from matplotlib.ticker import FixedLocator, NullLocator
 
-from ..plots import COLORS
-from ..rope import apply_rope, frequencies, rope_angles
+from ..rope import LAYOUTS, apply_rope, frequencies, rope_angles
 from .. import torch_rope
 from .._checks import check_choice, check_positions
-from ._legacy import Demo
+from ._core import Control, Figure
 
 __all__ = [
-    "DTYPES", "DIM", "BASE", "X", "MAX_POSITION", "FRAME_POSITIONS",
-    "angle_errors", "cos_errors", "state", "draw", "controls", "frames", "DEMO",
+    "DTYPES", "DIM", "BASE", "X", "MAX_POSITION", "FLOOR",
+    "angle_errors", "cos_errors", "state", "readouts", "data", "CONTROLS", "DEMO",
 ]
 
 #: The dtypes the widget compares, by the name shown in its dropdown.
@@ -41,7 +46,8 @@ MAX_POSITION = 100_000
 X = np.random.default_rng(0).standard_normal(DIM)
 X /= np.linalg.norm(X)
 
-_FLOOR = 1e-10  # errors below this (exact zeros included) are drawn at this height on log axes
+#: Errors below this (exact zeros included) are drawn at this height on the figure's log axes.
+FLOOR = 1e-10
 
 
 def _wrap(delta: np.ndarray) -> np.ndarray:
@@ -159,73 +165,72 @@ def state(position: float, dtype: str = "bfloat16") -> dict[str, Any]:
     }
 
 
-def _fmt(v: float) -> str:
-    return "overflow (NaN)" if not np.isfinite(v) else f"{v:.1e}"
+def readouts(position: int, dtype: str) -> dict[str, float]:
+    """The numbers the figure prints for its controls, from :func:`state`.
 
-
-def draw(fig, position: float = 4096, dtype: str = "bfloat16") -> None:
-    """Top: angle error per pair; bottom: drift of the rotated vector, three ways."""
+    Returns
+    -------
+    dict
+        ``stored_position`` (inf when it overflows), ``max_angle_error`` and
+        ``max_angle_error_f32`` (radians, largest over the pairs; NaN when the angles overflow),
+        ``drift``, ``drift_f32`` and ``cos_storage_error`` (as in :func:`state`).
+    """
     s = state(position, dtype)
-    top, bottom = fig.subplots(2, 1, gridspec_kw={"height_ratios": [3, 2]})
-    pairs = np.arange(DIM // 2)
-    color = COLORS["q"] if dtype == "float32" else COLORS["k"]
-    top.semilogy(pairs, np.maximum(s["angle_error"], _FLOOR), "o-", ms=3, color=color, label=f"angles in {dtype}")
-    if dtype != "float32":
-        top.semilogy(pairs, np.maximum(s["angle_error_f32"], _FLOOR), "s-", ms=2, color=COLORS["q"],
-                     label="angles in float32")
-    top.axhline(np.pi, color=COLORS["grey"], ls=":", lw=1)
-    top.text(DIM // 2 - 1, np.pi / 1.6, "π: pointing anywhere", ha="right", va="top", fontsize=7, color=COLORS["grey"])
-    if not np.all(np.isfinite(s["angle_error"])):
-        top.text(DIM // 4, 1e-3, f"{dtype} angles are inf:\ncos and sin are NaN", ha="center", fontsize=8,
-                 color=COLORS["k"])
-    top.set_ylim(_FLOOR / 2, 30)
-    top.yaxis.set_major_locator(FixedLocator([1e-10, 1e-7, 1e-4, 1e-1]))
-    top.yaxis.set_minor_locator(NullLocator())  # few ticks: each frame draws fast
-    top.set_xlabel("pair index i (frequency θᵢ falls with i)")
-    top.set_ylabel("|angle error| (rad)")
-    top.legend(loc="lower left", fontsize=7)
-    stored = "overflows to inf" if not np.isfinite(s["stored_position"]) else f"stored as {s['stored_position']:,.0f}"
-    top.set_title(f"position m = {s['position']:,.0f} in {dtype}: {stored}", fontsize=9)
-
-    rows = [("angles in float32", s["drift_f32"], COLORS["q"])]
-    if dtype != "float32":  # for float32 the first two rows would be the same
-        rows.insert(0, (f"angles in {dtype}", s["drift"], COLORS["k"]))
-    rows.append((f"float32 angles,\ncos/sin stored in {dtype}", s["cos_storage_error"], COLORS["v"]))
-    ys = np.arange(len(rows))
-    heights = [max(v, _FLOOR) if np.isfinite(v) else 0.0 for _, v, _ in rows]
-    bottom.barh(ys, heights, color=[c for _, _, c in rows], left=_FLOOR / 2)
-    bottom.set_yticks(ys, [label for label, _, _ in rows])
-    bottom.set_ylim(2.5, -0.5)  # same bar height in every frame, first row on top
-    for y, (_, v, _) in zip(ys, rows):
-        bottom.text(_FLOOR, y, " " + _fmt(v), va="center", fontsize=7)
-    bottom.set_xscale("log")
-    bottom.set_xlim(_FLOOR / 2, 10)
-    bottom.xaxis.set_major_locator(FixedLocator([1e-10, 1e-7, 1e-4, 1e-1]))
-    bottom.xaxis.set_minor_locator(NullLocator())
-    bottom.tick_params(axis="y", labelsize=7)
-    bottom.set_xlabel("drift ‖R̃x − Rx‖ / ‖x‖ (cos/sin error for the last bar)")
-
-
-def controls() -> dict[str, Any]:
-    """Position slider (0 to 100 000; type a value in its box) and dtype dropdown."""
-    import ipywidgets as w
-
-    style = {"description_width": "initial"}
     return {
-        "position": w.IntSlider(value=4096, min=0, max=MAX_POSITION, step=1, description="position m",
-                                style=style, layout={"width": "420px"}),
-        "dtype": w.Dropdown(options=list(DTYPES), value="bfloat16", description="angles in", style=style),
+        "stored_position": s["stored_position"],
+        "max_angle_error": s["max_angle_error"],
+        "max_angle_error_f32": float(np.max(s["angle_error_f32"])),
+        "drift": s["drift"],
+        "drift_f32": s["drift_f32"],
+        "cos_storage_error": s["cos_storage_error"],
     }
 
 
-#: Positions of the animation: past 256 (bfloat16 collapses), past 2048 (float16 collapses),
-#: 65 519 (rounds to float16's largest number, 65 504), 65 520 (overflows), and 100 000.
-FRAME_POSITIONS = (100, 257, 2049, 10_000, 65_519, 65_520, 100_000)
+def _significand_bits(dtype: torch.dtype) -> int:
+    """Significant bits p of a floating format (implicit bit included): eps = 2**(1 - p)."""
+    return 1 - int(round(np.log2(torch.finfo(dtype).eps)))
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: the positions above for bfloat16, then float16, then float32."""
-    return [{"position": p, "dtype": d} for d in ("bfloat16", "float16", "float32") for p in FRAME_POSITIONS]
+def data() -> dict[str, Any]:
+    """What the browser needs to redo :func:`state` for any position, computed with torch.
+
+    Returns
+    -------
+    dict
+        ``theta``: the exact frequencies :math:`\\theta_i` (float64, shape (DIM // 2,));
+        ``theta_in``: for each dtype, the frequencies as torch rounds them to it (the angles at
+        position 1 of :func:`rope_edu.torch_rope.rope_angles`), shape (DIM // 2,);
+        ``formats``: for each dtype, ``bits`` (significant bits, implicit one included), ``max``
+        (largest finite number) and ``tiny`` (smallest normal number), from ``torch.finfo``;
+        ``pair_weight``: :math:`\\lVert x_i \\rVert^2`, the squared length of pair ``i`` of
+        :data:`X` (so the drift is :math:`\\sqrt{\\sum_i 4 \\lVert x_i\\rVert^2
+        \\sin^2(\\delta_i/2)} / \\lVert X \\rVert` for angle errors :math:`\\delta_i`), shape (DIM // 2,);
+        ``floor``: :data:`FLOOR`.
+    """
+    theta = frequencies(DIM, BASE)
+    a, b = LAYOUTS["interleaved"].pairs(DIM)  # the layout apply_rope uses by default (as in state)
+    return {
+        "theta": theta,
+        "theta_in": {
+            name: torch_rope.rope_angles([1.0], theta, dtype=dt)[0].double().numpy() for name, dt in DTYPES.items()
+        },
+        "formats": {
+            name: {"bits": _significand_bits(dt), "max": float(torch.finfo(dt).max), "tiny": float(torch.finfo(dt).tiny)}
+            for name, dt in DTYPES.items()
+        },
+        "pair_weight": X[a] ** 2 + X[b] ** 2,
+        "floor": FLOOR,
+    }
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(5.2, 4.4), interval=700)
+CONTROLS = [
+    Control("position", "position m (tokens)", 4096, min=0, max=MAX_POSITION, step=1),
+    Control("dtype", "angles computed in", "bfloat16", kind="select", options=tuple(DTYPES)),
+]
+
+#: The chapter 8 figure: per-pair angle errors and the drift of a rotated vector, for one position
+#: and the dtype the angles are computed in.
+DEMO = Figure(
+    "precision", CONTROLS, data=data, readouts=readouts,
+    title="RoPE angles in half precision: per-pair angle error and drift of the rotated vector, by position",
+)
