@@ -41,8 +41,10 @@ from .scaling import METHODS, scaled_frequencies
 __all__ = [
     "FAMILIES",
     "MODEL_TYPES",
+    "PUBLISHED",
     "QK_NORM",
     "Family",
+    "Published",
     "RopeSpec",
     "rope_spec",
 ]
@@ -1095,3 +1097,154 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         defaults=tuple(cfg.defaults),
         **parts,
     )
+
+
+# --- released models ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Published:
+    """A released model's configuration (the fields RoPE reads) and where its numbers come from.
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`PUBLISHED`.
+    config : mapping
+        The fields of its ``config.json`` that :func:`rope_spec` reads, with the released values.
+    select : mapping
+        Keyword arguments for :func:`rope_spec` (``layer_type`` or ``layer``) where layers differ.
+    checkpoint : str
+        How the released checkpoint lays out the rotated pairs, in the book's words.
+    trained, extended : int or None
+        Context length of pre-training, and the length reached by the model's long-context
+        stage or scaling, in tokens, as its authors report them (None where not reported).
+    sources : tuple of str
+        Keys in ``book/references.bib``.
+    note : str
+        What the sources do not state, or what is a stand-in.
+    """
+
+    name: str
+    config: Mapping[str, Any] = field(hash=False)
+    select: Mapping[str, Any] = field(hash=False)
+    checkpoint: str
+    trained: int | None
+    extended: int | None
+    sources: tuple[str, ...]
+    note: str = ""
+
+    def spec(self) -> RopeSpec:
+        """:func:`rope_spec` of :attr:`config` with :attr:`select`."""
+        return rope_spec(dict(self.config), **self.select)
+
+
+def _stand_in_longrope(n: int) -> dict[str, list[float]]:
+    # Phi-3's searched factors are not reproduced here: smooth stand-ins of the right length, 1 for
+    # the fastest pair rising to ~1.1 (short) and to ~32 (long, the extension factor) for the slowest.
+    i = np.arange(n) / (n - 1)
+    return {"short_factor": (1.0 + 0.1 * i**2).round(4).tolist(), "long_factor": (32.0 ** (i**2)).round(4).tolist()}
+
+
+_LLAMA_HEADS = {"hidden_size": 4096, "num_attention_heads": 32}
+_GEMMA3_4B = {
+    "model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8, "head_dim": 256,
+    "num_hidden_layers": 34, "sliding_window": 1024, "sliding_window_pattern": 6, "rope_theta": 1_000_000.0,
+    "rope_local_base_freq": 10_000.0, "rope_scaling": {"rope_type": "linear", "factor": 8.0},
+}
+_NOT_IN_REPORT = "the RoPE fields are those of the released config.json; the report does not list them"
+
+#: Released models, by name. ``PUBLISHED[name].spec()`` is their RoPE; chapter 10 tabulates them.
+PUBLISHED: dict[str, Published] = {p.name: p for p in [
+    Published("Llama 2 7B", MappingProxyType({"model_type": "llama", **_LLAMA_HEADS, "rope_theta": 10_000.0,
+                                              "max_position_embeddings": 4096}), MappingProxyType({}),
+              "half (Meta's interleaved rows permuted by the Hugging Face conversion)", 4096, None,
+              ("touvron2023llama2",), _NOT_IN_REPORT),
+    Published("Code Llama 7B", MappingProxyType({"model_type": "llama", **_LLAMA_HEADS, "rope_theta": 1_000_000.0,
+                                                 "max_position_embeddings": 16384}), MappingProxyType({}),
+              "half (Hugging Face conversion)", 16384, 100_000, ("roziere2023codellama",)),
+    Published("Llama 3.1 8B", MappingProxyType({
+        "model_type": "llama", **_LLAMA_HEADS, "rope_theta": 500_000.0, "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192}}), MappingProxyType({}),
+              "half (Hugging Face conversion)", 8192, 131072, ("grattafiori2024llama3", "meta2024llamamodels")),
+    Published("Llama 4 Scout", MappingProxyType({
+        "model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+        "num_hidden_layers": 48, "rope_theta": 500_000.0, "max_position_embeddings": 10485760,
+        "no_rope_layer_interval": 4, "use_qk_norm": True, "attn_temperature_tuning": True, "floor_scale": 8192,
+        "attn_scale": 0.1, "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+                                            "high_freq_factor": 1.0, "original_max_position_embeddings": 8192}}),
+              MappingProxyType({"layer": 0}), "interleaved (complex multiplication in its code)", 262144, 10_000_000,
+              ("meta2025llama4",), "contexts as announced; the RoPE fields are those of the released config.json"),
+    Published("Mistral 7B v0.1", MappingProxyType({"model_type": "mistral", **_LLAMA_HEADS, "head_dim": 128,
+                                                   "rope_theta": 10_000.0, "max_position_embeddings": 32768}),
+              MappingProxyType({}), "half (Hugging Face conversion)", 8192, None, ("jiang2023mistral",),
+              "rope_theta from the released config.json"),
+    Published("Qwen2.5 7B", MappingProxyType({
+        "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1_000_000.0,
+        "max_position_embeddings": 32768,
+        "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}),
+              MappingProxyType({}), "half", 32768, 131072, ("qwen2024qwen25",),
+              "the YaRN block is the one the model card adds for inputs past 32K, not part of the default config"),
+    Published("Qwen3 8B", MappingProxyType({
+        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+        "rope_theta": 1_000_000.0, "max_position_embeddings": 40960,
+        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}),
+              MappingProxyType({}), "half", 32768, 131072, ("yang2025qwen3",),
+              "the YaRN block is the one the model card adds for inputs past 32K, not part of the default config"),
+    Published("OLMo 2 7B", MappingProxyType({"model_type": "olmo2", **_LLAMA_HEADS, "rope_theta": 500_000.0,
+                                             "max_position_embeddings": 4096}), MappingProxyType({}), "half", 4096,
+              None, ("olmo2024olmo2",), "rope_theta from the released config.json (not verified here)"),
+    Published("Gemma 3 4B, local layers", MappingProxyType(_GEMMA3_4B), MappingProxyType({"layer_type": "sliding_attention"}),
+              "half", 32768, 131072, ("gemma2025gemma3",)),
+    Published("Gemma 3 4B, global layers", MappingProxyType(_GEMMA3_4B), MappingProxyType({"layer_type": "full_attention"}),
+              "half", 32768, 131072, ("gemma2025gemma3",)),
+    Published("DeepSeek-V3", MappingProxyType({
+        "model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64, "v_head_dim": 128, "kv_lora_rank": 512, "rope_theta": 10_000.0,
+        "max_position_embeddings": 163840,
+        "rope_scaling": {"type": "yarn", "factor": 40, "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
+                         "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096}}), MappingProxyType({}),
+              "interleaved rotary part (rope_interleave)", 4096, 131072, ("deepseek2024v3", "deepseek2024v2")),
+    Published("Phi-3 mini 128K", MappingProxyType({
+        "model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "rope_theta": 10_000.0,
+        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+        "rope_scaling": {"type": "longrope", **_stand_in_longrope(48)}}), MappingProxyType({}), "half", 4096, 131072,
+              ("abdin2024phi3", "ding2024longrope"),
+              "short_factor and long_factor are smooth stand-ins of the right length (48 values), not the searched lists"),
+    Published("Phi-2", MappingProxyType({"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
+                                         "partial_rotary_factor": 0.4, "rope_theta": 10_000.0,
+                                         "max_position_embeddings": 2048, "qk_layernorm": False}),
+              MappingProxyType({}), "half", 2048, None, ("javaheripi2023phi2",),
+              "the blog does not list the RoPE fields: they are those of the released config.json"),
+    Published("GPT-NeoX-20B", MappingProxyType({"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64,
+                                                "rotary_pct": 0.25, "rotary_emb_base": 10000,
+                                                "max_position_embeddings": 2048}),
+              MappingProxyType({}), "half", 2048, None, ("black2022gptneox",)),
+    Published("Pythia 410M", MappingProxyType({"model_type": "gpt_neox", "hidden_size": 1024, "num_attention_heads": 16,
+                                               "rotary_pct": 0.25, "rotary_emb_base": 10000,
+                                               "max_position_embeddings": 2048}),
+              MappingProxyType({}), "half", 2048, None, ("biderman2023pythia",)),
+    Published("GPT-J 6B", MappingProxyType({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64,
+                                            "n_positions": 2048}),
+              MappingProxyType({}), "interleaved", 2048, None, ("wang2021gptj",)),
+    Published("GLM-4 9B", MappingProxyType({"model_type": "glm", "hidden_size": 4096, "num_attention_heads": 32,
+                                            "head_dim": 128, "partial_rotary_factor": 0.5, "rope_theta": 10_000.0,
+                                            "max_position_embeddings": 131072}),
+              MappingProxyType({}), "interleaved pairs in the rotated half", None, 131072, ("glm2024chatglm",),
+              "RoPE fields from the Hugging Face-format config (not verified here); 128K as reported"),
+    Published("SmolLM3 3B", MappingProxyType({"model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16,
+                                              "num_hidden_layers": 36, "rope_theta": 5_000_000.0,
+                                              "max_position_embeddings": 65536, "no_rope_layer_interval": 4}),
+              MappingProxyType({"layer": 0}), "half", 65536, 131072, ("hf2025smollm3",)),
+    Published("GPT-OSS 20B", MappingProxyType({
+        "model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64, "head_dim": 64, "rope_theta": 150_000.0,
+        "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False,
+                         "original_max_position_embeddings": 4096}}), MappingProxyType({}), "half", 4096, 131072,
+              ("openai2025gptoss",), "trained length read from original_max_position_embeddings"),
+    Published("MiniMind", MappingProxyType({"model_type": "minimind", "hidden_size": 768, "num_attention_heads": 8,
+                                            "rope_theta": 1_000_000.0, "max_position_embeddings": 32768}),
+              MappingProxyType({}), "half", None, None, ("gong2024minimind",),
+              "the defaults of MiniMindConfig in model_minimind.py"),
+]}

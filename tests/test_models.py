@@ -583,3 +583,31 @@ def test_apply_bad_x_and_table_limits():
         spec.cos_sin(["a"])
     with pytest.raises(TypeError, match="seq_len"):
         spec.inv_freq(seq_len=2.5)
+
+
+# --- the released configurations (chapter 10) ------------------------------------------------------
+
+
+def test_published_configs_parse_and_cite_the_bibliography():
+    from pathlib import Path
+
+    bib = (Path(__file__).resolve().parents[1] / "book" / "references.bib").read_text(encoding="utf-8")
+    for name, pub in M.PUBLISHED.items():
+        spec = pub.spec()
+        assert pub.name == name and pub.sources and pub.checkpoint
+        for key in pub.sources:
+            assert f"{{{key}," in bib, f"{name}: {key} is not in book/references.bib"
+        assert spec.uses_rope and spec.rotary_dim > 0
+    P = M.PUBLISHED
+    # what the published fields say, as rope_spec reads them
+    assert P["GPT-NeoX-20B"].spec().rotary_fraction == P["GPT-NeoX-20B"].config["rotary_pct"]
+    assert P["Phi-2"].spec().rotary_dim == int(80 * P["Phi-2"].config["partial_rotary_factor"])
+    assert P["GPT-J 6B"].spec().rotary_dim == P["GPT-J 6B"].config["rotary_dim"]
+    assert P["GLM-4 9B"].spec().layout == "interleaved"
+    ds = P["DeepSeek-V3"].spec()
+    assert (ds.head_dim, ds.rotary_offset) == (192, 128)
+    assert ds.softmax_scale_factor == pytest.approx(S.yarn_attention_factor(40.0) ** 2)
+    local, glob = P["Gemma 3 4B, local layers"].spec(), P["Gemma 3 4B, global layers"].spec()
+    assert (local.base, local.scaling, glob.base, glob.scaling) == (1e4, "default", 1e6, "linear")
+    smol = rope_spec(dict(P["SmolLM3 3B"].config), layer=3)
+    assert not smol.uses_rope

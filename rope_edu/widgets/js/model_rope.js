@@ -1,0 +1,109 @@
+// Chapter 10: where position lives in the heads of two released models. Each strip is one query
+// head, one cell per coordinate, coloured by the wavelength of the rotated pair the coordinate
+// belongs to (grey: it passes through without position); a bar under a cell marks a pair that does
+// not complete one turn within the context 2^k. Below: the wavelengths of both models' pairs.
+// Every wavelength is precomputed by rope_edu.models.rope_spec (data()).
+
+// Linear interpolation in a list of hex colour stops; t in [0, 1].
+function colormap(stops, t) {
+  const x = Math.min(Math.max(t, 0), 1) * (stops.length - 1);
+  const i = Math.min(Math.floor(x), stops.length - 2), f = x - i;
+  const rgb = (h) => [1, 3, 5].map((j) => parseInt(h.slice(j, j + 2), 16));
+  const a = rgb(stops[i]), b = rgb(stops[i + 1]);
+  return `rgb(${a.map((v, j) => Math.round(v + f * (b[j] - v))).join(",")})`;
+}
+
+// The readouts, from the controls and data() alone (the tests run it under Node).
+function compute(state, data) {
+  const context = Math.pow(2, state.k);
+  const out = { context };
+  for (const [suffix, name] of [["a", state.model_a], ["b", state.model_b]]) {
+    const m = data.models[name];
+    out[`rot_${suffix}`] = m.rotary_dim;
+    out[`frac_${suffix}`] = m.rotary_dim / m.head_dim;
+    out[`longest_${suffix}`] = Math.max(...m.wavelengths);
+    out[`slow_${suffix}`] = m.wavelengths.filter((w) => w > context).length;
+  }
+  return out;
+}
+
+function strip(fig, m, name, y, color) {
+  const { cmap, log_range: [lo, hi] } = fig.data;
+  const x0 = 60, w = 620, h = 22, context = Math.pow(2, fig.state.k);
+  const cw = w / m.head_dim;
+  text(fig.svg, x0 - 10, y + 16, name, { class: "plot-title", "text-anchor": "end", fill: color });
+  const pairs = m.layout === "interleaved" ? "interleaved pairs (2i, 2i+1)" : "half-split pairs (i, i + r/2)";
+  text(fig.svg, x0, y - 5, `${fig.state[name === "A" ? "model_a" : "model_b"]}: ${m.rotary_dim} of ${m.head_dim} coordinates rotate, ${pairs}`,
+    { class: "legend-label" });
+  for (let j = 0; j < m.head_dim; j++) {
+    const p = m.pair[j];
+    const fill = p < 0 ? "#e4e4e4" : colormap(cmap, (Math.log10(m.wavelengths[p]) - lo) / (hi - lo));
+    el("rect", { x: x0 + j * cw, y, width: cw + 0.2, height: h, fill }, fig.svg);
+    if (p >= 0 && m.wavelengths[p] > context) {
+      el("rect", { x: x0 + j * cw, y: y + h + 2, width: cw + 0.2, height: 4, fill: COLORS.accent }, fig.svg);
+    }
+  }
+  el("rect", { x: x0, y, width: w, height: h, fill: "none", stroke: "#555", "stroke-width": 0.8 }, fig.svg);
+  text(fig.svg, x0, y + h + 16, "coordinate 0", { class: "tick-label" });
+  text(fig.svg, x0 + w, y + h + 16, `${m.head_dim - 1}`, { class: "tick-label", "text-anchor": "end" });
+}
+
+function draw(fig) {
+  const { model_a, model_b, k } = fig.state;
+  const d = fig.data, A = d.models[model_a], B = d.models[model_b];
+  const r = compute(fig.state, d);
+  const context = r.context;
+  text(fig.svg, fig.width / 2, 16, "Coordinates of one query head, coloured by the wavelength of their pair",
+    { class: "plot-title", "text-anchor": "middle" });
+  strip(fig, A, "A", 48, COLORS.q);
+  strip(fig, B, "B", 118, COLORS.k);
+
+  // Colour bar for the strips (horizontal, log10 wavelength).
+  const [lo, hi] = d.log_range, cb = { x: 160, y: 182, w: 520, h: 10 };
+  const id = `rope-cbar-${++FIG_COUNTER}`;
+  const grad = el("linearGradient", { id, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, fig.svg));
+  d.cmap.forEach((c, i) => el("stop", { offset: i / (d.cmap.length - 1), "stop-color": c }, grad));
+  el("rect", { x: cb.x, y: cb.y, width: cb.w, height: cb.h, fill: `url(#${id})`, stroke: "#666", "stroke-width": 0.8 }, fig.svg);
+  for (let e = 1; e <= 8; e++) {
+    const X = cb.x + ((e - lo) / (hi - lo)) * cb.w;
+    el("line", { x1: X, x2: X, y1: cb.y + cb.h, y2: cb.y + cb.h + 4, class: "tick" }, fig.svg);
+    text(fig.svg, X, cb.y + cb.h + 15, e === 1 ? "10" : `1e${e}`, { class: "tick-label", "text-anchor": "middle" });
+  }
+  text(fig.svg, cb.x - 8, cb.y + 9, "wavelength (positions)", { class: "tick-label", "text-anchor": "end" });
+  el("rect", { x: 60, y: cb.y + 38, width: 12, height: 4, fill: COLORS.accent }, fig.svg);
+  text(fig.svg, 78, cb.y + 43, "pair slower than the context (less than one turn within it)", { class: "tick-label" });
+  el("rect", { x: 440, y: cb.y + 35, width: 12, height: 9, fill: "#e4e4e4", stroke: "#999" }, fig.svg);
+  text(fig.svg, 458, cb.y + 43, "no position: passes through unrotated", { class: "tick-label" });
+
+  // Wavelength of every rotated pair against its index (as a fraction of the pairs).
+  const p = plot(fig.svg, { x: 90, y: 258, w: 440, h: 180 }, {
+    x: [0, 1], y: [1, 1e9], ylog: true, xticks: [0, 0.25, 0.5, 0.75, 1],
+    xlabel: "pair index i / (rotated dims / 2)", ylabel: "wavelength 2π/θᵢ (positions)", ylabelOffset: 52,
+  });
+  for (const [m, color] of [[A, COLORS.q], [B, COLORS.k]]) {
+    const n = m.wavelengths.length;
+    const pts = m.wavelengths.map((w, i) => [i / n, w]);
+    line(p, pts, { stroke: color });
+    for (const [x, y] of pts) el("circle", { cx: p.sx(x), cy: p.sy(y), r: 1.8, fill: color }, p.g);
+  }
+  line(p, [[0, context], [1, context]], { stroke: COLORS.grey, "stroke-dasharray": "5 4", "stroke-width": 1.5 });
+  legend(fig.svg, 548, 276, [
+    [`A: ${model_a}`, COLORS.q], [`B: ${model_b}`, COLORS.k], [`context 2^${k} = ${fmt(context, 0)}`, COLORS.grey, true],
+  ]);
+  text(fig.svg, 548, 336, "Pairs above the dashed line", { class: "legend-label" });
+  text(fig.svg, 548, 352, "turn less than once over", { class: "legend-label" });
+  text(fig.svg, 548, 368, "the context.", { class: "legend-label" });
+
+  fig.readout("context", "context 2^k", context, 0, "tokens");
+  fig.readout("rot_a", "A: rotated dims", r.rot_a, 0);
+  fig.readout("frac_a", "A: fraction rotated", r.frac_a, 3);
+  fig.readout("longest_a", "A: longest wavelength", r.longest_a, 0, "positions");
+  fig.readout("slow_a", "A: pairs slower than the context", r.slow_a, 0);
+  fig.readout("rot_b", "B: rotated dims", r.rot_b, 0);
+  fig.readout("frac_b", "B: fraction rotated", r.frac_b, 3);
+  fig.readout("longest_b", "B: longest wavelength", r.longest_b, 0, "positions");
+  fig.readout("slow_b", "B: pairs slower than the context", r.slow_b, 0);
+}
+
+export { compute };
+export default figure(draw, { width: 720, height: 490 });
