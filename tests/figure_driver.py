@@ -8,8 +8,17 @@ carry ``data-control``, its readouts ``data-readout``.
 from __future__ import annotations
 
 import importlib
+import json
 import math
+import os
 import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -145,3 +154,86 @@ def exercise(page, host, *, n_random: int = 4, seed: int = 0) -> dict[str, Any]:
         shown = page.evaluate(_READOUTS_JS, handle)
         report["problems"] += compare_readouts(name, state, shown)
     return report
+
+
+# --- live: a Jupyter server, JupyterLab 4 and Notebook 7 --------------------------------------
+
+FRONT_ENDS = {"lab": "lab/tree/{name}?reset", "notebook7": "notebooks/{name}"}
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
+class JupyterServer:
+    """``jupyter lab`` (which also serves Notebook 7) on a copy of ``notebooks`` in ``home``, with
+    private config, data and runtime folders, no token, and the app exposed to the page."""
+
+    def __init__(self, home: Path, notebooks: Path) -> None:
+        self.home, self.work = Path(home), Path(home) / "notebooks"
+        shutil.copytree(notebooks, self.work, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "ROPE_EDU_STATIC"}  # live widgets
+        env["OPENBLAS_NUM_THREADS"] = "1"
+        for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
+                         ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "mpl"),
+                         ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
+            (self.home / sub).mkdir(exist_ok=True)
+            env[var] = str(self.home / sub)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.log = open(self.home / "server.log", "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
+             f"--port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
+             "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True",
+             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={self.work}"],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 90
+        while time.time() < deadline and self.proc.poll() is None:
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=2)
+                return url
+            except Exception:
+                time.sleep(0.5)
+        raise RuntimeError("Jupyter did not start: " + (self.home / "server.log").read_text()[-3000:])
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            self.log.close()
+
+
+def shutdown_kernels(url: str) -> None:
+    """Kernels left running on 2 cores slow every later notebook down."""
+    for k in json.load(urllib.request.urlopen(f"{url}/api/kernels", timeout=10)):
+        urllib.request.urlopen(urllib.request.Request(f"{url}/api/kernels/{k['id']}", method="DELETE"), timeout=10)
+
+
+def open_and_run(page, url: str, front_end: str, notebook: Path) -> int:
+    """Open ``notebook`` in ``front_end``, run all cells; return the number of figures it shows."""
+    page.goto(f"{url}/{FRONT_ENDS[front_end].format(name=notebook.name)}", wait_until="load")
+    page.wait_for_function(f"() => window.jupyterapp && document.querySelector('{PANEL}')", timeout=60_000)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp.shell.currentWidget;"
+        " return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel"
+        " && w.sessionContext.session.kernel.status === 'idle'; }",
+        timeout=90_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    expected = notebook.read_text(encoding="utf-8").count("DEMO.show(")
+    page.wait_for_function(
+        f"""() => {{
+            const w = window.jupyterapp.shell.currentWidget;
+            const figs = document.querySelectorAll('{PANEL} {FIGURE_SELECTOR}');
+            return w.sessionContext.session.kernel.status === 'idle' && figs.length >= {expected};
+        }}""",
+        timeout=240_000,
+    )
+    return expected

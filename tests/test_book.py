@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+import figure_driver
 from conftest import ROOT, notebook_paths
 
 pytestmark = pytest.mark.book
@@ -104,18 +105,16 @@ def _inspect_page(page, url: str, report: dict) -> None:
             "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')"
             " && e.tagName !== 'MJX-CONTAINER').length"
         )
-    report["sliders"] = page.evaluate(
-        """() => [...document.querySelectorAll('input.anim-slider')].map(s => {
-            const id = s.id.replace('_anim_slider', '');
-            const img = document.getElementById('_anim_img' + id);
-            const before = img.src;
-            const max = parseInt(s.max);
-            s.value = String(max);
-            s.dispatchEvent(new Event('input', {bubbles: true}));
-            const after = img.src;
-            return {id, frames: max + 1, changed: before !== after};
-        })"""
-    )
+    if page.locator(".rope-fig-static").count():
+        # every figure mounted by the site's loader, then driven as a reader would
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.rope-fig-static')].every("
+            "f => f.dataset.state || f.classList.contains('rope-fig-error'))",
+            timeout=30_000,
+        )
+        hosts = page.locator(figure_driver.FIGURE_SELECTOR)
+        report["figures"] = [figure_driver.exercise(page, hosts.nth(i), seed=i) for i in range(hosts.count())]
+        report["placeholders"] = page.locator(".rope-fig-static").count()
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +124,7 @@ def page_reports(built_book, site_url, browser):
     reports = {}
     context = browser.new_context()
     for name in _pages(built_book):
-        report = {"console": [], "failed": [], "foreign": [], "math": 0, "mjx": 0, "sliders": []}
+        report = {"console": [], "failed": [], "foreign": [], "math": 0, "mjx": 0, "figures": [], "placeholders": 0}
         page = context.new_page()
 
         def route(r, request, report=report):
@@ -171,13 +170,81 @@ def test_math_is_typeset(page_reports):
     assert not bad, f"pages with untypeset math (math elements, mjx-containers, raw): {bad}"
 
 
-def test_animation_sliders_change_frames(page_reports):
-    sliders = [(p, s) for p, r in page_reports.items() for s in r["sliders"]]
-    chapters_with_demos = [nb.stem for nb in notebook_paths() if "DEMO.show()" in nb.read_text(encoding="utf-8")]
-    for stem in chapters_with_demos:
-        assert page_reports[f"notebooks/{stem}.html"]["sliders"], f"{stem}: no kernel-free animation on the page"
-    bad = [(p, s) for p, s in sliders if not s["changed"] or s["frames"] < 2]
-    assert sliders and not bad, bad
+def test_every_figure_works_in_the_static_book(page_reports):
+    """Every chapter that shows figures has them on its page, mounted with no kernel; every control
+    changes its figure when moved by keyboard; random states print the same numbers as Python."""
+    for nb in notebook_paths():
+        shown = nb.read_text(encoding="utf-8").count("DEMO.show(")
+        report = page_reports[f"notebooks/{nb.stem}.html"]
+        assert report["placeholders"] == shown, f"{nb.stem}: {shown} figures in the notebook, {report['placeholders']} on the page"
+        assert len(report["figures"]) == shown, f"{nb.stem}: only {len(report['figures'])} of {shown} figures mounted"
+    figures = [(p, f) for p, r in page_reports.items() for f in r["figures"]]
+    assert figures, "no figure in the book"
+    dead = [(p, f["name"], f["unchanged"]) for p, f in figures if f["unchanged"] or not f["controls"]]
+    assert not dead, f"controls that do not change their figure: {dead}"
+    wrong = [problem for _, f in figures for problem in f["problems"]]
+    assert not wrong, wrong
+
+
+def test_no_prerecorded_frames_remain(built_book):
+    """The old matplotlib players (to_jshtml) are gone: figures are drawn in the browser."""
+    for page in _pages(built_book):
+        html = (built_book / page).read_text(encoding="utf-8")
+        assert "anim-slider" not in html and "_anim_img" not in html, page
+
+
+CHAPTER_PAGE_LIMIT = 1_000_000  # bytes: a chapter page's own HTML and images (issue 11)
+
+
+def page_weight(built_book: Path, page: str) -> int:
+    """A page's own bytes: its HTML plus the images it shows (not the shared _static/ assets)."""
+    html = (built_book / page).read_text(encoding="utf-8")
+    total = len(html.encode("utf-8"))
+    for src in set(re.findall(r'<img[^>]+src="([^"]+)"', html)):
+        if src.startswith("data:") or "_static/" in src:
+            continue
+        path = ((built_book / page).parent / src.split("#")[0].split("?")[0]).resolve()
+        if path.exists():
+            total += path.stat().st_size
+    return total
+
+
+def test_chapter_pages_are_light(built_book):
+    weights = {nb.stem: page_weight(built_book, f"notebooks/{nb.stem}.html") for nb in notebook_paths()}
+    heavy = {k: v for k, v in weights.items() if v > CHAPTER_PAGE_LIMIT}
+    assert not heavy, f"chapter pages over {CHAPTER_PAGE_LIMIT} bytes: {heavy}"
+
+
+def test_figures_resize_and_print(site_url, browser):
+    """On a narrow screen a figure fits its column; a printout shows it in its default state."""
+    chapters = [nb for nb in notebook_paths() if "DEMO.show(" in nb.read_text(encoding="utf-8")]
+    context = browser.new_context(viewport={"width": 420, "height": 900}, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        for nb in chapters[:3]:
+            page.goto(f"{site_url}/notebooks/{nb.stem}.html", wait_until="load")
+            page.wait_for_selector(figure_driver.FIGURE_SELECTOR, timeout=30_000)
+            host = page.locator(figure_driver.FIGURE_SELECTOR).first
+            sizes = host.evaluate(
+                "h => { const s = h.querySelector('svg').getBoundingClientRect();"
+                " return [s.width, s.height, h.parentElement.getBoundingClientRect().width]; }"
+            )
+            assert 0 < sizes[0] <= sizes[2] + 1 and sizes[1] > 0, (nb.stem, sizes)
+            defaults = json.loads(host.get_attribute("data-state"))
+            first = host.locator("[data-control]").first
+            first.focus()
+            page.keyboard.press("End")
+            moved = json.loads(host.get_attribute("data-state"))
+            page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+            assert json.loads(host.get_attribute("data-state")) == defaults, nb.stem
+            page.emulate_media(media="print")
+            assert not host.locator(".rope-fig-controls").is_visible()
+            assert host.locator("svg").is_visible()
+            page.emulate_media(media="screen")
+            page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+            assert json.loads(host.get_attribute("data-state")) == moved, nb.stem
+    finally:
+        context.close()
 
 
 def test_pages_have_a_local_favicon(built_book):

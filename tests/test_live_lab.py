@@ -11,12 +11,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -27,88 +21,18 @@ from conftest import ROOT, notebook_paths
 pytestmark = pytest.mark.browser
 
 FIGURE_NOTEBOOKS = [p for p in notebook_paths() if "DEMO.show(" in p.read_text(encoding="utf-8")]
-FRONT_ENDS = {"lab": "lab/tree/{name}?reset", "notebook7": "notebooks/{name}"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def jupyter_url(tmp_path_factory, chromium_path):
     """A Jupyter server (JupyterLab and Notebook 7) on a temporary copy of the notebooks."""
-    home = tmp_path_factory.mktemp("jupyter")
-    work = home / "notebooks"
-    shutil.copytree(ROOT / "notebooks", work, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    env = {k: v for k, v in os.environ.items() if k != "ROPE_EDU_STATIC"}  # live widgets, not static markup
-    env["OPENBLAS_NUM_THREADS"] = "1"
-    for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                     ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "mpl"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-                     ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
-        (home / sub).mkdir()
-        env[var] = str(home / sub)
-    port = _free_port()
-    log = open(home / "server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
-         f"--port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
-         "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True",
-         "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={work}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=2)
-            break
-        except Exception:
-            time.sleep(0.5)
-    else:
-        proc.terminate()
-        pytest.fail("Jupyter did not start: " + (home / "server.log").read_text()[-3000:])
-    yield url
-    proc.terminate()
+    server = figure_driver.JupyterServer(tmp_path_factory.mktemp("jupyter"), ROOT / "notebooks")
     try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-def _shutdown_kernels(url: str) -> None:
-    """Kernels left running on 2 cores slow every later notebook down."""
-    kernels = json.load(urllib.request.urlopen(f"{url}/api/kernels", timeout=10))
-    for k in kernels:
-        urllib.request.urlopen(urllib.request.Request(f"{url}/api/kernels/{k['id']}", method="DELETE"), timeout=10)
-
-
-PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-
-
-def open_and_run(page, url: str, front_end: str, notebook: Path) -> int:
-    """Open ``notebook`` in ``front_end``, run all cells; return the number of figures it shows."""
-    page.goto(f"{url}/{FRONT_ENDS[front_end].format(name=notebook.name)}", wait_until="load")
-    page.wait_for_function(f"() => window.jupyterapp && document.querySelector('{PANEL}')", timeout=60_000)
-    kernel_idle = (
-        "() => { const w = window.jupyterapp.shell.currentWidget;"
-        " return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel"
-        " && w.sessionContext.session.kernel.status === 'idle'; }"
-    )
-    page.wait_for_function(kernel_idle, timeout=90_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    expected = notebook.read_text(encoding="utf-8").count("DEMO.show(")
-    page.wait_for_function(
-        f"""() => {{
-            const w = window.jupyterapp.shell.currentWidget;
-            const figs = document.querySelectorAll('{PANEL} {figure_driver.FIGURE_SELECTOR}');
-            return w.sessionContext.session.kernel.status === 'idle' && figs.length >= {expected};
-        }}""",
-        timeout=240_000,
-    )
-    return expected
+        yield server.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    finally:
+        server.stop()
 
 
 def _kernel_value(page, code: str) -> str:
@@ -129,7 +53,7 @@ def _kernel_value(page, code: str) -> str:
     )
 
 
-@pytest.mark.parametrize("front_end", list(FRONT_ENDS))
+@pytest.mark.parametrize("front_end", list(figure_driver.FRONT_ENDS))
 @pytest.mark.parametrize("notebook", FIGURE_NOTEBOOKS, ids=[p.stem for p in FIGURE_NOTEBOOKS])
 def test_figures_work_live(notebook, front_end, jupyter_url, browser):
     context = browser.new_context(viewport={"width": 1300, "height": 1000})
@@ -140,10 +64,10 @@ def test_figures_work_live(notebook, front_end, jupyter_url, browser):
     page.on("pageerror", lambda e: "blob:" in (e.stack or "") and errors.append(e.stack))
     page.on("console", lambda m: m.type == "error" and "rope-edu" in m.text and errors.append(m.text))
     try:
-        expected = open_and_run(page, jupyter_url, front_end, notebook)
-        stderr = page.locator(f"{PANEL} [data-mime-type='application/vnd.jupyter.stderr']")
+        expected = figure_driver.open_and_run(page, jupyter_url, front_end, notebook)
+        stderr = page.locator(f"{figure_driver.PANEL} [data-mime-type='application/vnd.jupyter.stderr']")
         assert stderr.count() == 0, stderr.first.inner_text()[:2000]
-        figures = page.locator(f"{PANEL} {figure_driver.FIGURE_SELECTOR}")
+        figures = page.locator(f"{figure_driver.PANEL} {figure_driver.FIGURE_SELECTOR}")
         assert figures.count() == expected
         for i in range(expected):
             host = figures.nth(i)
@@ -170,4 +94,4 @@ def test_figures_work_live(notebook, front_end, jupyter_url, browser):
         assert not errors, errors
     finally:
         context.close()
-        _shutdown_kernels(jupyter_url)
+        figure_driver.shutdown_kernels(jupyter_url)
