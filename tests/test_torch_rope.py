@@ -309,7 +309,7 @@ def test_memory_traffic_counts_reads_writes_and_skips_views():
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")  # torch's own import
-def test_compiled_equals_eager():
+def test_compiled_equals_eager(monkeypatch):
     # One small compile per layout (about 20-30 s the first time on a 2-core CPU with an empty
     # TorchInductor cache, a few seconds once the cache in /tmp is warm).
     x = random_tensor((1, 2, 5, 8), torch.float32)
@@ -319,11 +319,15 @@ def test_compiled_equals_eager():
         assert compiled.dtype == x.dtype and compiled.shape == x.shape
         torch.testing.assert_close(compiled, tr.apply_rope(x, pos, layout=layout), rtol=0, atol=1e-6)
     assert set(tr._COMPILED) == set(LAYOUTS)
-    # the compiled kernel is handed the (seq, dim // 2) tables: nothing in it is per-head trig
+    # the compiled kernel is handed the (seq, dim // 2) tables, computed once outside it, so
+    # it rotates with exactly the eager path's cos/sin (no trig of its own, none per head)
+    tables = []
+    original = tr._cos_sin
+    monkeypatch.setattr(tr, "_cos_sin", lambda *args: tables.append(original(*args)) or tables[-1])
     x_bf16 = random_tensor((1, 2, 5, 8), torch.bfloat16)
-    torch.testing.assert_close(
-        tr.apply_rope_compiled(x_bf16, pos, layout="half"), tr.apply_rope(x_bf16, pos, layout="half"), rtol=0, atol=0
-    )
+    compiled = tr.apply_rope_compiled(x_bf16, pos, layout="half")
+    assert [tuple(t.shape) for pair in tables for t in pair] == [(5, 4), (5, 4)]
+    torch.testing.assert_close(compiled, tr.apply_rope(x_bf16, pos, layout="half"), rtol=0, atol=0)
 
 
 def test_compiled_checks_its_arguments_before_compiling():
