@@ -1,5 +1,6 @@
 """Chapter 4's figure (rope_edu.widgets.relative_planes): its data and readouts against rope_edu's
-rotations, without a browser (the browser tests compare the page with ``readouts``)."""
+rotations, and its JavaScript ``compute`` under Node.js (tests/node_figure.py), without a browser
+(the browser tests compare the page with ``readouts``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from rope_edu import apply_rope, frequencies, rotation_matrix
 from rope_edu.widgets import JS_DIR, Figure
 from rope_edu.widgets import relative_planes as fig
+from node_figure import call_js
 
 FAST = settings(max_examples=60, deadline=None)
 CONTROLS = {c.name: c for c in fig.CONTROLS}
@@ -109,3 +111,17 @@ def test_figure_wiring_and_live_widget():
     assert (w.m, w.n, w.s) == (3, 1, 10)
     assert [c["name"] for c in w._controls] == ["m", "n", "s"]
     np.testing.assert_allclose(w._data["theta"], THETA)
+
+
+def test_javascript_compute_agrees_with_readouts():
+    # what the browser draws and prints, over many states (the browser tests try only a few)
+    rng = np.random.default_rng(0)
+    states = [dict(m=int(a), n=int(b), s=int(c)) for a, b, c in
+              zip(rng.integers(0, 25, 200), rng.integers(0, 25, 200), rng.integers(0, 61, 200))]
+    out = call_js("relative_planes", "compute", [[st] for st in states], extra=[fig.data()])
+    for st, got in zip(states, out):
+        want = fig.readouts(**st)
+        assert (got["mt"], got["nt"]) == (want["m_total"], want["n_total"])
+        assert [p["c"] for p in got["planes"]] == pytest.approx([want[f"c_{i}"] for i in range(4)], abs=1e-12)
+        assert got["score"] == pytest.approx(want["score"], abs=1e-12)
+        assert got["g"] == pytest.approx(want["g"], abs=1e-12)
