@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ._checks import as_real_array, check_choice, check_int, float_dtype
+from .multidim import apply_mrope, mrope_axes
 from .rope import LAYOUTS, apply_rope, layout_permutation
 from .scaling import METHODS, scaled_frequencies
 
@@ -655,6 +656,26 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
     return _Rope(base, "yarn", params, where, block)
 
 
+def _read_qwen_vl(assignment: str, default_section: tuple[int, int, int], qk_norm: str = "none"):
+    """Language models of Qwen2-VL, Qwen2.5-VL, Qwen3-VL: M-RoPE (:func:`rope_edu.multidim.apply_mrope`)."""
+    def read(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+        layer_type, layer = _plain_layers(cfg, layer_type, layer)
+        rope = _read_rope(cfg, rename={"mrope": "default"})  # transformers reads rope_type "mrope" as default
+        _no_partial(cfg, rope)
+        head_dim = _head_dim(cfg)
+        section = rope.block.get("mrope_section")
+        if section is None:
+            section = default_section
+            cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
+                                "embedding default; the config does not state it)")
+        if mrope_axes(section, assignment=assignment).size != head_dim // 2:
+            raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to head_dim // 2 = {head_dim // 2}")
+        return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, qk_norm=qk_norm,
+                    layer_type=layer_type, layer=layer, mrope_section=tuple(int(v) for v in section),
+                    mrope_assignment=assignment)
+    return read
+
+
 @dataclass(frozen=True)
 class Family:
     """One model family that :func:`rope_spec` reads.
@@ -701,6 +722,12 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     Family("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", _read_gpt_oss),
     Family("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
            "jingyaogong/minimind model/model_minimind.py", _read_minimind),
+    Family("qwen2_vl", "Qwen2-VL (language model, M-RoPE)", ("qwen2_vl_text",), "transformers.models.qwen2_vl",
+           _read_qwen_vl("contiguous", (16, 24, 24))),
+    Family("qwen2_5_vl", "Qwen2.5-VL (language model, M-RoPE)", ("qwen2_5_vl_text",),
+           "transformers.models.qwen2_5_vl", _read_qwen_vl("contiguous", (16, 24, 24))),
+    Family("qwen3_vl", "Qwen3-VL (language model, interleaved M-RoPE)", ("qwen3_vl_text",),
+           "transformers.models.qwen3_vl", _read_qwen_vl("interleaved", (24, 20, 20), qk_norm="before_rope")),
 ]}
 
 #: ``model_type`` -> key of :data:`FAMILIES`.
@@ -710,7 +737,13 @@ MODEL_TYPES: dict[str, str] = {mt: f.key for f in FAMILIES.values() for mt in f.
 _WRAPPERS: dict[str, tuple[str, str]] = {
     "gemma3": ("text_config", "gemma3_text"),
     "llama4": ("text_config", "llama4_text"),
+    "qwen2_vl": ("text_config", "qwen2_vl_text"),
+    "qwen2_5_vl": ("text_config", "qwen2_5_vl_text"),
+    "qwen3_vl": ("text_config", "qwen3_vl_text"),
 }
+
+#: Wrappers whose hub config.json may keep the language model's fields at the top level (no text_config).
+_FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
 
 
 # --- the spec ---------------------------------------------------------------------------------
@@ -780,6 +813,9 @@ class RopeSpec:
         GPT-J: its cos/sin table covers positions ``0 .. max_positions - 1`` only.
     defaults : tuple of str
         Fields the configuration left out, filled with the default ``transformers`` documents.
+    mrope_section, mrope_assignment : tuple of 3 ints or None, str or None
+        M-RoPE families (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): pairs given to (time, height, width) and how
+        (:data:`rope_edu.multidim.MROPE_ASSIGNMENTS`); :meth:`apply` then takes 3-D positions.
     """
 
     family: str
@@ -801,6 +837,8 @@ class RopeSpec:
     temperature_tuning: tuple[float, float] | None = None
     max_positions: int | None = None
     defaults: tuple[str, ...] = ()
+    mrope_section: tuple[int, ...] | None = None
+    mrope_assignment: str | None = None
 
     # --- frequencies ---------------------------------------------------------------------------
 
@@ -899,6 +937,8 @@ class RopeSpec:
             Queries or keys after their projection (and QK-norm, where the family has one before RoPE).
         positions : array_like, shape (seq,) or (batch, seq)
             Position ids (a batch of 1 is broadcast). Reset them per document for packed sequences.
+            M-RoPE families take (time, height, width) ids of shape ``(3, seq)`` or ``(3, batch, seq)``
+            (:func:`rope_edu.multidim.mrope_position_ids`), or ``(seq,)`` for text.
         seq_len : int, optional
             The length that selects dynamic-NTK or LongRoPE frequencies; by default
             ``max(positions) + 1``, as ``transformers`` computes it from ``position_ids`` (its
@@ -920,6 +960,11 @@ class RopeSpec:
             raise ValueError(
                 f"x.shape[-1] must be head_dim = {self.head_dim} for this {self.family!r} spec, got {x.shape[-1]}"
             )
+        if self.mrope_section is not None:
+            inv_freq, factor = self._frequencies(seq_len)
+            out = apply_mrope(x, positions, mrope_section=self.mrope_section, inv_freq=inv_freq,
+                              assignment=self.mrope_assignment, layout=self.layout)
+            return (factor * out).astype(out.dtype, copy=False)
         pos = _positions(positions, x.shape[0], x.shape[2])
         out = x.astype(float_dtype(x.dtype), copy=True)
         if self.uses_rope:
@@ -966,6 +1011,9 @@ class RopeSpec:
                 f"  head_dim {self.head_dim}: rotates {r} dims ({100 * self.rotary_fraction:.0f}%), "
                 f"coordinates {start}..{start + r - 1}, in {pairs}"
             )
+            if self.mrope_section is not None:
+                lines.append(f"  M-RoPE: pairs split {list(self.mrope_section)} among (time, height, width), "
+                             f"{self.mrope_assignment}; positions of shape (3, seq) or (3, batch, seq)")
             if self.output_layout != self.layout:
                 lines.append(f"  writes the rotated pairs back in {self.output_layout!r} order (queries and keys alike)")
             if r < self.head_dim:
@@ -1061,6 +1109,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     if model_type in _WRAPPERS:
         key, inner = _WRAPPERS[model_type]
         sub = data.get(key)
+        if sub is None and model_type in _FLAT_WRAPPERS:
+            sub = {k: v for k, v in data.items() if k != "model_type"}
         if sub is None:
             raise ValueError(f"the {model_type!r} config is missing the field {key!r} (its language model)")
         data = _as_dict(sub)

@@ -476,3 +476,40 @@ def test_exports():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# --- through rope_edu.models.rope_spec ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_rope_spec_applies_mrope_like_transformers(family):
+    from rope_edu.models import rope_spec
+
+    config = hf_config(family, base=1e6)
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((2, 2, 10, 32))
+    pos = rng.integers(0, 80, size=(3, 2, 10))
+    for cfg in (config, config.text_config, config.to_dict()):
+        spec = rope_spec(cfg)
+        assert spec.mrope_section == tuple(FAMILIES[family][3]) and "M-RoPE" in spec.describe()
+        np.testing.assert_allclose(spec.apply(x, pos), hf_mrope(family, x, pos, base=1e6), atol=ATOL)
+        np.testing.assert_allclose(spec.apply(x[:1], pos[:, 0]), hf_mrope(family, x[:1], pos[:, :1], base=1e6), atol=ATOL)
+    text = np.arange(10) + 5
+    np.testing.assert_allclose(rope_spec(config).apply(x, text), apply_rope(x, text, base=1e6, layout="half"), atol=1e-12)
+
+
+def test_rope_spec_reads_flat_hub_configs_and_defaults():
+    from rope_edu.models import rope_spec
+
+    flat = {"model_type": "qwen2_vl", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": 1e6,
+            "rope_scaling": {"type": "mrope", "mrope_section": [4, 6, 6]}}
+    spec = rope_spec(flat)
+    assert (spec.family, spec.mrope_section, spec.mrope_assignment, spec.base) == ("qwen2_vl", (4, 6, 6), "contiguous", 1e6)
+    no_section = {"model_type": "qwen3_vl_text", "hidden_size": 64, "num_attention_heads": 1, "head_dim": 128,
+                  "rope_parameters": {"rope_type": "default", "rope_theta": 5e6}}
+    spec3 = rope_spec(no_section)
+    assert spec3.mrope_section == (24, 20, 20) and any("mrope_section" in d for d in spec3.defaults)
+    with pytest.raises(ValueError, match="mrope_section"):
+        rope_spec({**flat, "rope_scaling": {"type": "mrope", "mrope_section": [4, 6, 5]}})
+    with pytest.raises(ValueError, match="positions"):
+        spec.apply(np.zeros((1, 2, 5, 32)), np.zeros((2, 5)))
