@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_torch.py                    # CPU, or CUDA when present
     .venv/bin/python benchmarks/bench_torch.py --device cpu --repeats 15
     python benchmarks/bench_torch.py --device cuda --json benchmarks/results/gpu_h100.json \\
-        | tee benchmarks/results/gpu_h100.txt                     # how the book's GPU numbers were made
+        | tee benchmarks/results/gpu_h100.txt                     # records a GPU run that chapter 8 prints
 
 Shape (batch 1, 32 heads, 4096 positions, head_dim 128), positions 0..4095, both layouts, in
 float32 (and bfloat16 on a GPU). Every rotation reads x once and writes its result once, the
