@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import rope_edu
 from rope_edu import apply_rope
 from rope_edu.widgets import layouts as wl
+from rope_edu.widgets import snap_zero
 
 layouts = st.sampled_from(["half", "interleaved"])
 FAST = settings(max_examples=30, deadline=None)
@@ -92,6 +93,14 @@ def test_data_is_the_state_at_every_plotted_position(rotation, table):
     assert c["x_rot"].shape == (len(wl.POSITIONS), wl.DIM)
     for m in (0, 7, 40):  # the bars: x turned at m by the state's own rotation, to 4 decimals
         np.testing.assert_allclose(c["x_rot"][m], wl.state(m, rotation, table)["x_rot"], atol=5e-5)
+    # the spreads as computed; the browser prints them through snapZero(value, d.zero), as readouts()
+    assert c["norm_error"] == np.max(np.abs(s["norm_curve"] - 1.0))
+    assert c["score_spread"] == np.ptp(s["score_curve"])
+    r = wl.readouts(m=0, rotation=rotation, table=table)
+    zero = wl.data()["zero"]
+    assert zero == wl.ZERO
+    assert snap_zero(c["norm_error"], zero) == r["norm_error"]
+    assert snap_zero(c["score_spread"], zero) == r["score_spread"]
 
 
 @FAST

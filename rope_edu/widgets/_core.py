@@ -31,9 +31,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..plots import COLORS
+from ..plots import COLORS, CYCLE
 
-__all__ = ["STATIC_ENV", "JS_DIR", "static_mode", "Control", "Figure", "bundle", "to_json"]
+__all__ = [
+    "STATIC_ENV", "JS_DIR", "COLORMAPS", "static_mode", "snap_zero", "Control", "Figure", "bundle", "to_json",
+]
 
 #: Set to ``"1"`` by ``make book``: :meth:`Figure.show` then writes static markup, not a widget.
 STATIC_ENV = "ROPE_EDU_STATIC"
@@ -45,6 +47,66 @@ JS_DIR = Path(__file__).with_name("js")
 def static_mode() -> bool:
     """True while the static book is being built (``ROPE_EDU_STATIC=1``)."""
     return os.environ.get(STATIC_ENV, "") == "1"
+
+
+def _colour_stops(name: str, n: int = 11) -> list[str]:
+    """``n`` evenly spaced colours of matplotlib's colour map ``name``, as ``#rrggbb`` strings."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps[name]
+    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
+
+
+#: The figures' colour maps, both colour-blind safe, as 11 evenly spaced stops of matplotlib's maps
+#: (``core.js`` interpolates linearly between them: ``cmapColor``, ``cmapBar``, ``cmapGrid``):
+#: ``"cividis"``, sequential (dark blue to yellow, lightness rising steadily), and ``"PuOr"``,
+#: diverging (orange below the middle, near-white at it, purple above: for signed values, with a
+#: range symmetric about 0).
+COLORMAPS: dict[str, list[str]] = {name: _colour_stops(name) for name in ("cividis", "PuOr")}
+
+
+def snap_zero(value: Any, zero: float) -> Any:
+    """What a readout shows for ``value``: ``0.0`` where ``|value| < zero``, ``value`` otherwise.
+
+    A quantity that is 0 in exact arithmetic often comes out of floating point as 1e-16; printed,
+    that noise reads as a (tiny) real effect. A figure that knows the scale of its rounding prints
+    such values as 0: ``fig.readout(name, label, value, digits, unit, {zero})`` in ``core.js``
+    applies this same rule (``snapZero``), and the figure's ``readouts()`` must apply it too, so
+    that the browser tests compare like with like. NaN and ``None`` pass through unchanged.
+
+    Parameters
+    ----------
+    value : float, int or None
+        The number the figure computes.
+    zero : float
+        Threshold, ``>= 0``: magnitudes strictly below it are rounding noise (``0`` snaps nothing).
+
+    Returns
+    -------
+    float, int or None
+        ``0.0`` or ``value``.
+    """
+    if isinstance(zero, (bool, np.bool_)) or not isinstance(zero, numbers.Real) or not (0 <= zero < math.inf):
+        raise ValueError(f"zero must be a finite real number >= 0, got {zero!r}")
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"value must be a real number or None, got {value!r} of type {type(value).__name__}")
+    return 0.0 if abs(value) < zero else value
+
+
+def _number_option(options: Sequence[str], value: Any) -> str | None:
+    """The option of a drop-down that reads as the number ``value`` (``500000.0`` -> ``"500000"``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return None
+    for option in options:
+        try:
+            if float(option) == float(value):
+                return option
+        except ValueError:
+            continue
+    return None
 
 
 _KINDS = ("range", "select", "checkbox")
@@ -68,7 +130,9 @@ class Control:
         Range of a slider (all three required for ``kind="range"``). A slider whose ``value``,
         ``min`` and ``step`` are all integers holds integers.
     options : sequence of str, optional
-        Choices of a drop-down.
+        Choices of a drop-down (stored as a tuple). A drop-down whose options read as numbers
+        (``"10"``, ``"500000"``) also takes a number equal to one of them, as ``value`` or in
+        :meth:`coerce` (``500000.0`` -> ``"500000"``).
     digits : int
         Decimals shown next to a slider.
     """
@@ -88,6 +152,12 @@ class Control:
             raise ValueError(f"Control name must be a public Python identifier, got {self.name!r}")
         if self.kind not in _KINDS:
             raise ValueError(f"Control {self.name!r}: kind must be one of {_KINDS}, got {self.kind!r}")
+        if isinstance(self.options, str):
+            raise TypeError(f"Control {self.name!r}: options must be a sequence of strings, got the string {self.options!r}")
+        # a tuple, so that the control is hashable (the live widget's class is cached by its controls)
+        object.__setattr__(self, "options", tuple(self.options))
+        if not all(isinstance(o, str) for o in self.options):
+            raise TypeError(f"Control {self.name!r}: options must be strings (a <select> holds strings), got {list(self.options)}")
         if self.kind == "range":
             for attr in ("min", "max", "step"):
                 if not isinstance(getattr(self, attr), numbers.Real):
@@ -98,8 +168,10 @@ class Control:
                     f"min={self.min}, value={self.value}, max={self.max}, step={self.step}"
                 )
         elif self.kind == "select":
-            if self.value not in self.options:
+            value = self.value if isinstance(self.value, str) else _number_option(self.options, self.value)
+            if value not in self.options:
                 raise ValueError(f"Control {self.name!r}: value {self.value!r} is not one of options {list(self.options)}")
+            object.__setattr__(self, "value", value)
         elif not isinstance(self.value, bool):
             raise ValueError(f"Control {self.name!r}: a checkbox value must be True or False")
 
@@ -115,9 +187,10 @@ class Control:
                 raise TypeError(f"{self.name} must be True or False, got {value!r}")
             return bool(value)
         if self.kind == "select":
-            if value not in self.options:
+            option = value if isinstance(value, str) else _number_option(self.options, value)
+            if option not in self.options:
                 raise ValueError(f"{self.name} must be one of {list(self.options)}, got {value!r}")
-            return value
+            return option
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise TypeError(f"{self.name} must be a real number, got {value!r} of type {type(value).__name__}")
         if not (self.min <= value <= self.max):
@@ -156,13 +229,20 @@ def to_json(value: Any) -> Any:
 def bundle(name: str) -> str:
     """The ES module of figure ``name``: the book's colours, ``core.js``, then ``<name>.js``.
 
+    The colours come first as ``COLORS`` (:data:`rope_edu.plots.COLORS`), ``COLOR_CYCLE``
+    (:data:`rope_edu.plots.CYCLE`) and ``COLORMAPS`` (:data:`COLORMAPS`).
+
     One self-contained module (no imports), so anywidget can load it from a string and the static
     site can serve it as one file: the same bytes run in both places.
     """
     path = JS_DIR / f"{name}.js"
     if not path.is_file():
         raise ValueError(f"no figure module {path.name} in {JS_DIR}")
-    colours = f"const COLORS = {json.dumps(COLORS)};\n"
+    colours = (
+        f"const COLORS = {json.dumps(COLORS)};\n"
+        f"const COLOR_CYCLE = {json.dumps(CYCLE)};\n"
+        f"const COLORMAPS = {json.dumps(COLORMAPS)};\n"
+    )
     return colours + (JS_DIR / "core.js").read_text(encoding="utf-8") + "\n" + path.read_text(encoding="utf-8")
 
 
@@ -215,7 +295,8 @@ class Figure:
     readouts : callable, optional
         ``readouts(**state) -> dict[str, float]``: the numbers the figure prints, by readout name,
         computed in Python for a state (a value for every control). The browser tests compare
-        them with the page.
+        them with the page. A readout the browser prints with ``{zero}`` (rounding noise shown as
+        0) goes through :func:`snap_zero` with the same threshold here.
     title : str
         Accessible name of the figure (``aria-label``).
     """
@@ -238,7 +319,8 @@ class Figure:
         return {c.name: c.value for c in self.controls}
 
     def state(self, **overrides: Any) -> dict[str, Any]:
-        """The default state with ``overrides`` applied (each checked against its control)."""
+        """The default state with ``overrides`` applied (each checked and converted by its
+        control's :meth:`Control.coerce`: e.g. a number for a drop-down of numbers becomes its option)."""
         by_name = {c.name: c for c in self.controls}
         unknown = set(overrides) - set(by_name)
         if unknown:

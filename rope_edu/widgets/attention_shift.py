@@ -99,15 +99,6 @@ def state(shift: float = 0, move: float = 0, token: int = 3) -> dict[str, Any]:
 _LIM = float(np.max(np.abs(logits(np.arange(len(TOKENS)))))) * 1.6
 
 
-def _colour_stops(name: str, n: int = 11) -> list[str]:
-    """``n`` evenly spaced colours of matplotlib's colour map ``name``, as hex strings."""
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-
-    cmap = colormaps[name]
-    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
-
-
 def readouts(shift: int, move: int, token: int) -> dict[str, float]:
     """The numbers the figure prints (from :func:`state`).
 
@@ -125,15 +116,14 @@ def readouts(shift: int, move: int, token: int) -> dict[str, float]:
 def data() -> dict[str, Any]:
     """What the browser needs to recompute the logits at any positions: the head's queries and
     keys before RoPE (shape (6, 8), from :func:`rope_edu.llama.project_qkv` at position 0, where
-    the rotation is the identity), its frequencies and layout, the colour scales' limits and
-    colour stops (cividis for the logits, PuOr for their change)."""
+    the rotation is the identity), its frequencies and layout, and the colour scales' limit (the
+    colour maps are the engine's: cividis for the logits, PuOr for their change)."""
     q, k, _ = project_qkv(EMBEDDINGS, WEIGHTS, np.zeros(len(TOKENS)))
     return {
         "tokens": list(TOKENS),
         "q": q[0, 0], "k": k[0, 0],
         "inv_freq": WEIGHTS.frequencies, "layout": WEIGHTS.layout, "head_dim": WEIGHTS.head_dim,
         "lim": _LIM, "threshold": 1e-9,
-        "cmap_logits": _colour_stops("cividis"), "cmap_change": _colour_stops("PuOr"),
     }
 
 

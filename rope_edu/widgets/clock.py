@@ -83,25 +83,13 @@ def state(position: float, dim: int = DIM, base: float = 10000.0) -> dict[str, A
     }
 
 
-def _base_option(base: Any) -> str:
-    """The drop-down option (a string, e.g. ``"500000"``) for ``base``, given as a number or an option."""
-    if isinstance(base, str):
-        if base in BASE_OPTIONS:
-            return base
-    elif isinstance(base, numbers.Real) and not isinstance(base, (bool, np.bool_)):
-        for b, option in zip(BASES, BASE_OPTIONS):
-            if float(base) == b:
-                return option
-    raise ValueError(f"base must be one of the figure's bases {list(BASES)} (or their options {list(BASE_OPTIONS)}), got {base!r}")
-
-
 def readouts(m: int, base: Any) -> dict[str, float]:
     """The numbers the figure prints at position ``m`` for the base ``base`` (a number or an option).
 
     ``wavelength_i`` and ``turns_i`` for every pair ``i`` (from :func:`state`), and ``full_turns``,
     the number of pairs whose hand has made at least one full turn.
     """
-    s = state(m, DIM, float(_base_option(base)))
+    s = state(m, DIM, float(CONTROLS[1].coerce(base)))
     out: dict[str, float] = {}
     for i in range(DIM // 2):
         out[f"wavelength_{i}"] = float(s["wavelength"][i])
@@ -121,22 +109,15 @@ def data() -> dict[str, Any]:
     }
 
 
-class _ClockFigure(Figure):
-    """The clock's :class:`Figure`: ``base`` may also be given as a number, ``DEMO.show(base=500000.0)``."""
-
-    def state(self, **overrides: Any) -> dict[str, Any]:
-        if "base" in overrides:
-            overrides["base"] = _base_option(overrides["base"])
-        return super().state(**overrides)
-
-
+#: The position slider and the base drop-down; the drop-down also takes a number equal to one of
+#: :data:`BASES` (``DEMO.show(base=500000.0)``), as every drop-down of numbers does.
 CONTROLS = [
     Control("m", "position m", 3, min=0, max=POSITION_MAX, step=1),
     Control("base", "base b", "10000", kind="select", options=BASE_OPTIONS),
 ]
 
 #: The chapter 5 figure: one dial per frequency pair, the hand of pair i at angle m·θ_i.
-DEMO = _ClockFigure(
+DEMO = Figure(
     "clock", CONTROLS, data=data, readouts=readouts,
     title="The RoPE clock: one hand per frequency pair, each turned by m·θ_i at position m",
 )

@@ -22,10 +22,10 @@ import numpy as np
 from .._checks import as_real_array, check_positions
 from ..layouts import TABLE_LAYOUTS, cos_sin_table, rope_from_table
 from ..rope import LAYOUTS
-from ._core import Control, Figure
+from ._core import Control, Figure, snap_zero
 
 __all__ = [
-    "DIM", "BASE", "X", "K", "DISTANCE", "POSITIONS", "ROTATION_NAMES", "TABLE_NAMES",
+    "DIM", "BASE", "X", "K", "DISTANCE", "POSITIONS", "ZERO", "ROTATION_NAMES", "TABLE_NAMES",
     "state", "readouts", "data", "CONTROLS", "DEMO",
 ]
 
@@ -40,6 +40,9 @@ K = np.array([0.5, -0.9, 0.7, 0.2, 0.8, 0.1, -0.4, 0.6])
 DISTANCE = 2
 #: Positions of the lower panels' curves.
 POSITIONS = np.arange(0, 41)
+#: The two spreads are printed as 0 below this (:func:`~rope_edu.widgets.snap_zero`): 0 in exact
+#: arithmetic when the layouts match (about 1e-15 in floating point), above 0.2 when they do not.
+ZERO = 1e-12
 
 
 def _rotate(v: np.ndarray, positions: Any, rotation: str, table: str) -> np.ndarray:
@@ -103,11 +106,9 @@ TABLE_NAMES = {"half": "half: [θ0..θ3, θ0..θ3]", "interleaved": "interleaved
 
 
 def _spreads(s: dict[str, Any]) -> tuple[float, float]:
-    """(largest |norm ratio - 1|, score max - min) over the plotted positions; below 1e-12
-    (floating-point rounding of a true 0) they are reported as 0."""
-    norm_error = float(np.max(np.abs(s["norm_curve"] - 1.0)))
-    spread = float(np.ptp(s["score_curve"]))
-    return tuple(v if v > 1e-12 else 0.0 for v in (norm_error, spread))
+    """(largest |norm ratio - 1|, score max - min) over the plotted positions, as computed (the
+    readouts print them through :func:`snap_zero` with :data:`ZERO`)."""
+    return float(np.max(np.abs(s["norm_curve"] - 1.0))), float(np.ptp(s["score_curve"]))
 
 
 def readouts(m: int, rotation: str, table: str) -> dict[str, float]:
@@ -117,7 +118,8 @@ def readouts(m: int, rotation: str, table: str) -> dict[str, float]:
     :math:`|\\|f(x, p)\\| / \\|x\\| - 1|` over the plotted positions; ``score``: the score
     :math:`\\langle f(x, m + \\text{DISTANCE}), f(k, m)\\rangle`; ``score_ref``: the correct RoPE
     score at that distance; ``score_spread``: max minus min of the score over the plotted positions
-    (0 for RoPE). The two spreads are reported as 0 below 1e-12 (rounding of a true 0).
+    (0 for RoPE). The two spreads are printed as 0 below :data:`ZERO` (floating-point rounding of
+    a true 0, :func:`snap_zero`).
     """
     s = state(m, rotation, table)
     norm_error, score_spread = _spreads(s)
@@ -126,16 +128,17 @@ def readouts(m: int, rotation: str, table: str) -> dict[str, float]:
         raise ValueError(f"m must be one of the plotted positions {POSITIONS[0]}..{POSITIONS[-1]}, got {m!r}")
     return {
         "norm_ratio": s["norm_ratio"],
-        "norm_error": norm_error,
+        "norm_error": snap_zero(norm_error, ZERO),
         "score": float(s["score_curve"][index]),
         "score_ref": s["score_ref"],
-        "score_spread": score_spread,
+        "score_spread": snap_zero(score_spread, ZERO),
     }
 
 
 def data() -> dict[str, Any]:
     """For every (rotation, table) pair of layouts, keyed ``"rotation/table"``: what :func:`state`
-    returns at every plotted position (``x_rot`` rounded to 4 decimals: it only draws bars)."""
+    returns at every plotted position (``x_rot`` rounded to 4 decimals: it only draws bars), and the
+    spreads as computed (the browser prints them as 0 below ``zero`` = :data:`ZERO`)."""
     combos = {}
     for rotation in ROTATION_NAMES:
         for table in TABLE_NAMES:
@@ -153,7 +156,7 @@ def data() -> dict[str, Any]:
                 "score_ref": s["score_ref"],
             }
     return {
-        "x": X, "positions": POSITIONS, "distance": DISTANCE, "combos": combos,
+        "x": X, "positions": POSITIONS, "distance": DISTANCE, "zero": ZERO, "combos": combos,
         "rotation_names": ROTATION_NAMES, "table_names": TABLE_NAMES,
     }
 

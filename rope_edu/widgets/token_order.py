@@ -19,10 +19,11 @@ import numpy as np
 
 from ..attention import attention
 from ..encodings import sinusoidal_encoding
-from ._core import Control, Figure
+from ._core import Control, Figure, snap_zero
 
 __all__ = [
-    "SENTENCE", "ORDERS", "D_MODEL", "weights", "embed", "outputs", "state", "readouts", "data", "CONTROLS", "DEMO",
+    "SENTENCE", "ORDERS", "D_MODEL", "ZERO", "weights", "embed", "outputs", "state", "readouts", "data", "CONTROLS",
+    "DEMO",
 ]
 
 #: The sentence in its original order; tokens are identified by their index in it.
@@ -41,6 +42,10 @@ ORDERS: tuple[tuple[int, ...], ...] = (
 
 #: Width of the toy embeddings, queries, keys and values.
 D_MODEL = 8
+
+#: Below this the readouts print 0 (:func:`~rope_edu.widgets.snap_zero`): without positions the
+#: changes are 0 in exact arithmetic and about 1e-16 in floating point; real ones exceed 0.05.
+ZERO = 1e-12
 
 
 @lru_cache(maxsize=1)
@@ -137,21 +142,12 @@ def state(order: int, positions: bool = False) -> dict[str, Any]:
 def readouts(order: int, positions: bool) -> dict[str, float]:
     """The numbers the figure prints for its controls, by readout name.
 
-    ``max_change``: the largest change of a word's output against the original order (0 up to
-    rounding without positions); ``the_gap``: ``‖out(the) − out(the)‖`` between the two copies
-    of "the".
+    ``max_change``: the largest change of a word's output against the original order (0 without
+    positions); ``the_gap``: ``‖out(the) − out(the)‖`` between the two copies of "the". Both are
+    printed as 0 below :data:`ZERO` (floating-point rounding of a true 0, :func:`snap_zero`).
     """
     s = state(order, positions)
-    return {"max_change": s["max_change"], "the_gap": s["the_gap"]}
-
-
-def _cividis(n: int = 11) -> list[str]:
-    """``n`` evenly spaced colours of matplotlib's cividis map (colour-blind safe), as hex."""
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-
-    cmap = colormaps["cividis"]
-    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
+    return {"max_change": snap_zero(s["max_change"], ZERO), "the_gap": snap_zero(s["the_gap"], ZERO)}
 
 
 def data() -> dict[str, Any]:
@@ -159,9 +155,9 @@ def data() -> dict[str, Any]:
 
     Lists indexed ``[positions][order]`` (``positions`` 0 or 1): ``outputs`` (rounded to 4
     decimals, only coloured), ``change`` (rounded to 4 decimals, only drawn as bars),
-    ``max_change`` and ``the_gap`` (exact: the readouts); ``vrange[positions]``: the colour range
-    shared by every order with that setting (so their heatmaps compare), ``cmax``: the bar range
-    shared by all; ``cmap``: colour stops of the heatmap.
+    ``max_change`` and ``the_gap`` (exact: the readouts, before :func:`snap_zero`);
+    ``vrange[positions]``: the colour range shared by every order with that setting (so their
+    heatmaps compare), ``cmax``: the bar range shared by all; ``zero``: :data:`ZERO`.
     """
     states = [[state(j, pos) for j in range(len(ORDERS))] for pos in (False, True)]
     outs = [np.stack([s["outputs"] for s in row]) for row in states]
@@ -174,7 +170,7 @@ def data() -> dict[str, Any]:
         "the_gap": [[s["the_gap"] for s in row] for row in states],
         "vrange": [[float(o.min()), float(o.max())] for o in outs],
         "cmax": max(s["max_change"] for row in states for s in row),
-        "cmap": _cividis(),
+        "zero": ZERO,
     }
 
 

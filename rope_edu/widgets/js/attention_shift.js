@@ -3,8 +3,6 @@
 // position (pair i by p·θ_i, in the head's layout) and the logits are recomputed. Shifting every
 // position leaves them unchanged; moving one token changes exactly its row and its column.
 
-const SUB = "₀₁₂₃₄₅₆₇₈₉";
-
 // Turn vector x by position p: pair i (coordinates a[i], b[i]) counter-clockwise by p·θ_i.
 function rope(x, p, invFreq, layout) {
   const h = invFreq.length, y = x.slice();
@@ -24,48 +22,12 @@ function logitTable(d, positions) {
   return q.map((qi) => k.map((kj) => qi.reduce((acc, v, j) => acc + v * kj[j], 0) / scale));
 }
 
-// Linear interpolation in a list of hex colour stops; t in [0, 1].
-function colormap(stops, t) {
-  const x = Math.min(Math.max(t, 0), 1) * (stops.length - 1);
-  const i = Math.min(Math.floor(x), stops.length - 2), f = x - i;
-  const rgb = (hex) => [1, 3, 5].map((j) => parseInt(hex.slice(j, j + 2), 16));
-  const a = rgb(stops[i]), b = rgb(stops[i + 1]);
-  return `rgb(${a.map((v, j) => Math.round(v + f * (b[j] - v))).join(",")})`;
-}
-
-// A vertical colour bar in {x, y, w, h} for values [lo, hi], ticks on its right.
-function colorbar(svg, box, stops, lo, hi) {
-  const id = `rope-cbar-${++FIG_COUNTER}`;
-  const grad = el("linearGradient", { id, x1: 0, y1: 1, x2: 0, y2: 0 }, el("defs", {}, svg));
-  stops.forEach((c, i) => el("stop", { offset: i / (stops.length - 1), "stop-color": c }, grad));
-  el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, fill: `url(#${id})`, stroke: "#666", "stroke-width": 0.8 }, svg);
-  const sy = (v) => box.y + box.h - ((v - lo) / (hi - lo)) * box.h;
-  for (const t of niceTicks(lo, hi, 4)) {
-    if (t < lo - 1e-9 || t > hi + 1e-9) continue;
-    el("line", { x1: box.x + box.w, x2: box.x + box.w + 4, y1: sy(t), y2: sy(t), class: "tick" }, svg);
-    text(svg, box.x + box.w + 6, sy(t) + 4, tickLabel(t, false), { class: "tick-label" });
-  }
-}
-
-// A heatmap of the n×n matrix `values` in box, rows top to bottom; returns the plot (scales, box).
-function heatmap(svg, box, values, stops, lim, labels, title, ylabel) {
-  const n = values.length;
-  const p = plot(svg, box, {
-    x: [-0.5, n - 0.5], y: [-0.5, n - 0.5], grid: false,
-    xticks: [], yticks: labels.map((s, i) => [n - 1 - i, s]),
-    title, ylabel, ylabelOffset: 62,
+// A heatmap of the n×n matrix `values` in box, rows top to bottom, keys slanted under the columns.
+function logitGrid(svg, box, values, cmap, lim, labels, title, ylabel) {
+  return cmapGrid(svg, box, values, {
+    cmap, lo: -lim, hi: lim, rows: labels, cols: labels, slant: true,
+    title, ylabel, ylabelOffset: 62, xlabel: "key (token@position)",
   });
-  const cw = p.sx(1) - p.sx(0);
-  values.forEach((row, i) => row.forEach((v, j) => {
-    el("rect", { x: p.sx(j - 0.5), y: p.sy(n - 1 - i + 0.5), width: cw + 0.3, height: cw + 0.3,
-      fill: colormap(stops, (v + lim) / (2 * lim)) }, p.g);
-  }));
-  labels.forEach((s, j) => {  // key labels, slanted under the columns
-    const t = text(svg, 0, 0, s, { class: "tick-label", "text-anchor": "end" });
-    t.setAttribute("transform", `translate(${p.sx(j) + 4},${p.box.y + p.box.h + 10}) rotate(-50)`);
-  });
-  text(svg, p.box.x + p.box.w / 2, p.box.y + p.box.h + 62, "key (token@position)", { class: "axis-label", "text-anchor": "middle" });
-  return p;
 }
 
 function outline(p, n, token, moved) {
@@ -91,13 +53,13 @@ function draw(fig) {
   const head = move !== 0 ? `every position + shift, then “${d.tokens[token]}” moved: its row and column outlined`
     : `every position + shift; dashed: the row and column of “${d.tokens[token]}”, the token that “move” moves`;
   text(svg, fig.width / 2, 16, head, { class: "legend-label", "text-anchor": "middle" });
-  const left = heatmap(svg, { x: 92, y: 48, w: 192, h: 192 }, now, d.cmap_logits, d.lim, labels, "logits q·k/√d", "query (token@position)");
-  colorbar(svg, { x: left.box.x + left.box.w + 10, y: left.box.y, w: 11, h: left.box.h }, d.cmap_logits, -d.lim, d.lim);
-  const right = heatmap(svg, { x: 420, y: 48, w: 192, h: 192 }, change, d.cmap_change, d.lim / 2, labels, "change from positions 0..5", "");
-  colorbar(svg, { x: right.box.x + right.box.w + 10, y: right.box.y, w: 11, h: right.box.h }, d.cmap_change, -d.lim / 2, d.lim / 2);
+  const left = logitGrid(svg, { x: 92, y: 48, w: 192, h: 192 }, now, "cividis", d.lim, labels, "logits q·k/√d", "query (token@position)");
+  cmapBar(svg, { x: left.box.x + left.box.w + 10, y: left.box.y, w: 11, h: left.box.h }, "cividis", -d.lim, d.lim, { nticks: 4 });
+  const right = logitGrid(svg, { x: 420, y: 48, w: 192, h: 192 }, change, "PuOr", d.lim / 2, labels, "change from positions 0..5", "");
+  cmapBar(svg, { x: right.box.x + right.box.w + 10, y: right.box.y, w: 11, h: right.box.h }, "PuOr", -d.lim / 2, d.lim / 2, { nticks: 4 });
   for (const p of [left, right]) outline(p, n, token, move !== 0);
 
-  positions.forEach((p, i) => fig.readout(`position_${i}`, `pos(${d.tokens[i]}${SUB[i]})`, p, 0));
+  positions.forEach((p, i) => fig.readout(`position_${i}`, `pos(${d.tokens[i]}${subscript(i)})`, p, 0));
   fig.readout("max_change", "largest |change|", maxChange, 3);
   fig.readout("n_changed", "logits changed", nChanged, 0, `of ${n * n}`);
   fig.note(nChanged === 0

@@ -3,9 +3,6 @@
 // The shaded sector is the angle within the current turn; a hand that has made at least one full
 // turn is blue with a solid ring, one that has not is orange with a dashed ring.
 
-const SUB = "₀₁₂₃₄₅₆₇₈₉";
-const sub = (i) => String(i).split("").map((c) => SUB[+c]).join("");
-
 function sector(parent, cx, cy, r, angle, attrs) {
   // The sector from angle 0 to `angle` (radians, counter-clockwise; SVG's y axis points down).
   const a = angle % (2 * Math.PI);
@@ -42,10 +39,10 @@ function draw(fig) {
     arrow(g, cx, cy, cx + 0.92 * r * Math.cos(angle), cy - 0.92 * r * Math.sin(angle), colour, { "stroke-width": 3 });
     el("circle", { cx, cy, r: 2.5, fill: COLORS.black }, g);
     text(g, cx, cy - r - 24, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });
-    text(g, cx, cy - r - 9, `λ${sub(i)} = ${fmt(wavelength[i], 1)}`, { class: "legend-label", "text-anchor": "middle" });
+    text(g, cx, cy - r - 9, `λ${subscript(i)} = ${fmt(wavelength[i], 1)}`, { class: "legend-label", "text-anchor": "middle" });
     text(g, cx, cy + r + 20, `${fmt(turns, 2)} turns`, { class: "legend-label", "text-anchor": "middle", fill: done ? colour : "#8a5a00" });
-    fig.readout(`wavelength_${i}`, `λ${sub(i)}`, wavelength[i], 1);
-    fig.readout(`turns_${i}`, `turns${sub(i)}`, turns, 2);
+    fig.readout(`wavelength_${i}`, `λ${subscript(i)}`, wavelength[i], 1);
+    fig.readout(`turns_${i}`, `turns${subscript(i)}`, turns, 2);
   }
   fig.readout("full_turns", "pairs with ≥ 1 full turn", full, 0, `of ${pairs}`);
   fig.note("λᵢ = 2π/θᵢ: the wavelength of pair i, in positions per turn; turnsᵢ = m·θᵢ/2π: the turns made so far.");

@@ -6,10 +6,18 @@
 //   fig.state   the current value of every control, by name
 //   fig.data    the JSON data computed by rope_edu in Python
 //   fig.svg     the figure's <svg> (emptied before each draw), fig.width, fig.height (viewBox units)
-//   fig.readout(name, label, value, digits, unit)  a number written as text next to the figure
+//   fig.readout(name, label, value, digits, unit, {zero})  a number written as text next to the
+//               figure; with `zero`, |value| < zero (floating-point rounding of a true 0) prints as 0
+//               (snapZero; rope_edu.widgets.snap_zero is the same rule for the Python readouts)
 //   fig.note(text)  a line of explanatory text under the readouts
-// Drawing helpers below: el, text, plot (axes with ticks and labels), arrow, legend, fmt.
-// `COLORS` (the book's Okabe–Ito palette, from rope_edu.plots) is defined before this file.
+// Drawing helpers below: el, text, plot (axes with ticks and labels), line, arrow, legend, fmt;
+// colour maps and heatmaps: cmapColor, cmapBar, cmapGrid; subscript (digits as ₀₁₂...).
+// Defined before this file (by rope_edu.widgets.bundle): `COLORS` (the book's Okabe–Ito palette,
+// rope_edu.plots.COLORS), `COLOR_CYCLE` (the order series take them, rope_edu.plots.CYCLE) and
+// `COLORMAPS` (rope_edu.widgets.COLORMAPS: "cividis" and "PuOr" as hex stops).
+//
+// Every figure's own file is appended to this one in a single ES module, where two top-level
+// declarations of one name are a SyntaxError: a figure must not reuse a name defined here.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 let FIG_COUNTER = 0;
@@ -149,6 +157,100 @@ function legend(parent, x, y, items) {
   return g;
 }
 
+// Digits of an integer as subscripts: subscript(12) === "₁₂", subscript(-3) === "₋₃".
+function subscript(n) {
+  return String(n).replace(/[0-9-]/g, (c) => (c === "-" ? "₋" : "₀₁₂₃₄₅₆₇₈₉"[+c]));
+}
+
+// What a readout shows for value: 0 where |value| < zero (floating-point rounding of a true 0),
+// value otherwise (NaN stays NaN). rope_edu.widgets.snap_zero is the same rule in Python.
+function snapZero(value, zero = 0) {
+  return typeof value === "number" && Math.abs(value) < zero ? 0 : value;
+}
+
+// --- colour maps and heatmaps ----------------------------------------------------------------
+// A colour map `cmap` is a name in COLORMAPS ("cividis": sequential, dark blue to yellow; "PuOr":
+// diverging, orange below the middle, near-white at it, purple above, for signed values over a
+// range symmetric about 0), both colour-blind safe, or a list of "#rrggbb" stops.
+
+// The colour at t in [0, 1] (clamped) of colour map cmap, linear between its stops, as
+// "rgb(r,g,b)"; grey for a missing value (NaN, null).
+function cmapColor(cmap, t) {
+  const stops = typeof cmap === "string" ? COLORMAPS[cmap] : cmap;
+  if (!stops) throw new Error(`rope-edu figure: unknown colour map ${cmap}`);
+  if (t === null || !Number.isFinite(t)) return COLORS.grey;
+  const x = Math.min(Math.max(t, 0), 1) * (stops.length - 1);
+  const i = Math.min(Math.floor(x), stops.length - 2), f = x - i;
+  const rgb = (h) => [1, 3, 5].map((j) => parseInt(h.slice(j, j + 2), 16));
+  const a = rgb(stops[i]), b = rgb(stops[i + 1]);
+  return `rgb(${a.map((v, j) => Math.round(v + f * (b[j] - v))).join(",")})`;
+}
+
+// A vertical colour bar in box {x, y, w, h} for values lo (bottom) to hi (top), ticks on its right.
+// opts: label (rotated, right of the ticks), labelOffset (its distance from the bar's right
+// edge, default 44), nticks (default 5).
+function cmapBar(svg, box, cmap, lo, hi, opts = {}) {
+  const stops = typeof cmap === "string" ? COLORMAPS[cmap] : cmap;
+  const id = `rope-cbar-${++FIG_COUNTER}`;
+  const grad = el("linearGradient", { id, x1: 0, y1: 1, x2: 0, y2: 0 }, el("defs", {}, svg));
+  stops.forEach((c, i) => el("stop", { offset: i / (stops.length - 1), "stop-color": c }, grad));
+  const g = el("g", { class: "colorbar" }, svg);
+  el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, fill: `url(#${id})`, stroke: "#666", "stroke-width": 0.8 }, g);
+  const sy = (v) => box.y + box.h - ((v - lo) / (hi - lo)) * box.h;
+  const tol = 1e-9 * Math.abs(hi - lo);
+  for (const t of niceTicks(lo, hi, opts.nticks || 5)) {
+    if (t < lo - tol || t > hi + tol) continue;
+    el("line", { x1: box.x + box.w, x2: box.x + box.w + 4, y1: sy(t), y2: sy(t), class: "tick" }, g);
+    text(g, box.x + box.w + 6, sy(t) + 4, tickLabel(t, false), { class: "tick-label" });
+  }
+  if (opts.label) {
+    const yl = text(g, 0, 0, opts.label, { class: "axis-label", "text-anchor": "middle" });
+    yl.setAttribute("transform", `translate(${box.x + box.w + (opts.labelOffset || 44)},${box.y + box.h / 2}) rotate(-90)`);
+  }
+  return g;
+}
+
+// A heatmap of the matrix `values` filling box {x, y, w, h}: values[i][j] is the cell in row i
+// (from the top) and column j. opts: cmap (default "cividis"); lo, hi (the values at the ends of
+// the map; default the values' min and max: give the same range to heatmaps that are compared, and
+// lo = −hi with "PuOr"); rows, cols (labels, top to bottom and left to right); slant (column labels
+// slanted, for long ones); title, xlabel, ylabel, ylabelOffset (as in plot), xlabelOffset (below the
+// box, default 32, 62 with slant). Returns plot()'s {sx, sy, g, box} (row i is at y = rows − 1 − i)
+// with cell {w, h}, rowY(i) and colX(j): the top edge of row i and the left edge of column j.
+function cmapGrid(svg, box, values, opts = {}) {
+  const nr = values.length, nc = nr ? values[0].length : 0;
+  let { lo, hi } = opts;
+  if (lo === undefined || hi === undefined) {
+    const finite = values.flat().filter((v) => v !== null && Number.isFinite(v));
+    if (lo === undefined) lo = Math.min(...finite);
+    if (hi === undefined) hi = Math.max(...finite);
+  }
+  const cmap = opts.cmap || "cividis", rows = opts.rows || [], cols = opts.cols || [];
+  const p = plot(svg, box, {
+    x: [-0.5, nc - 0.5], y: [-0.5, nr - 0.5], grid: false,
+    xticks: opts.slant ? [] : cols.map((s, j) => [j, String(s)]),
+    yticks: rows.map((s, i) => [nr - 1 - i, String(s)]),
+    title: opts.title, ylabel: opts.ylabel, ylabelOffset: opts.ylabelOffset,
+  });
+  const cw = p.sx(1) - p.sx(0), ch = p.sy(0) - p.sy(1);
+  const rowY = (i) => p.sy(nr - 1 - i + 0.5), colX = (j) => p.sx(j - 0.5);
+  const span = hi - lo || 1;
+  values.forEach((row, i) => row.forEach((v, j) => {
+    el("rect", { x: colX(j), y: rowY(i), width: cw + 0.3, height: ch + 0.3, fill: cmapColor(cmap, (v - lo) / span) }, p.g);
+  }));
+  const bottom = p.box.y + p.box.h;
+  if (opts.slant) {
+    cols.forEach((s, j) => {
+      const t = text(svg, 0, 0, String(s), { class: "tick-label", "text-anchor": "end" });
+      t.setAttribute("transform", `translate(${p.sx(j) + 4},${bottom + 10}) rotate(-50)`);
+    });
+  }
+  if (opts.xlabel) {
+    text(svg, p.box.x + p.box.w / 2, bottom + (opts.xlabelOffset || (opts.slant ? 62 : 32)), opts.xlabel, { class: "axis-label", "text-anchor": "middle" });
+  }
+  return { ...p, cell: { w: cw, h: ch }, rowY, colX };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const CONTROL_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown", " "]);
@@ -272,7 +374,8 @@ function figure(draw, { width = 640, height = 400 } = {}) {
       let noteText = "";
       const fig = {
         state, data, svg, width, height, model,
-        readout(name, label, value, digits = 3, unit = "") {
+        readout(name, label, value, digits = 3, unit = "", { zero = 0 } = {}) {
+          value = snapZero(value, zero);
           seen.add(name);
           let r = readouts.get(name);
           if (!r) {

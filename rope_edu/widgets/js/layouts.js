@@ -3,10 +3,9 @@
 // at position m as bars, one arc per rotated pair; under each coordinate the θ its table entry
 // holds. When both ends of every arc read the same θ the map is a rotation; otherwise (the mix-up)
 // it is not. Below: the norm ratio and the score at a fixed distance as the position moves; both are
-// flat only when the layouts match. Every number is precomputed by rope_edu (data()).
-
-// The i-th colour of the book's cycle (rope_edu.plots.CYCLE).
-const PAIR_COLORS = [COLORS.q, COLORS.k, COLORS.v, COLORS.orange, COLORS.accent, COLORS.sky, COLORS.grey];
+// flat only when the layouts match. Every number is precomputed by rope_edu (data()); the spreads
+// print rounding noise below d.zero as 0, as readouts() does in Python. Pair i is drawn in
+// COLOR_CYCLE[i], the book's cycle.
 
 function draw(fig) {
   const { m, rotation, table } = fig.state;
@@ -35,25 +34,25 @@ function draw(fig) {
     el("rect", { x: top.sx(j - 0.38), y: top.sy(Math.max(x0, 0)), width: 0.76 * unit, height: Math.abs(top.sy(x0) - top.sy(0)),
       fill: "none", stroke: COLORS.grey, "stroke-dasharray": "4 3", "stroke-width": 1.2 }, top.g);
     el("rect", { x: top.sx(j - 0.24), y: top.sy(Math.max(xr, 0)), width: 0.48 * unit, height: Math.abs(top.sy(xr) - top.sy(0)),
-      fill: PAIR_COLORS[pairOf[j]] }, top.g);
+      fill: COLOR_CYCLE[pairOf[j]] }, top.g);
   }
   el("line", { x1: top.box.x, x2: top.box.x + top.box.w, y1: top.sy(0), y2: top.sy(0), stroke: "#444", "stroke-width": 0.8 }, top.g);
   const yArc = top.sy(1.45);
   a.forEach((ja, i) => {
     const jb = b[i], same = c.freq_index[ja] === c.freq_index[jb];
     const xa = top.sx(ja), xb = top.sx(jb), rx = (xb - xa) / 2, ry = 12 + 4 * (jb - ja) + (jb - ja > 1 ? 8 * i : 0);  // stagger arcs that cross
-    el("path", { d: `M${xa},${yArc}A${rx},${ry} 0 0 1 ${xb},${yArc}`, fill: "none", stroke: PAIR_COLORS[i], "stroke-width": 2,
+    el("path", { d: `M${xa},${yArc}A${rx},${ry} 0 0 1 ${xb},${yArc}`, fill: "none", stroke: COLOR_CYCLE[i], "stroke-width": 2,
       "stroke-dasharray": same ? null : "5 4" }, top.g);
-    if (!same) text(top.g, (xa + xb) / 2, yArc - ry + 5, "✗", { "text-anchor": "middle", fill: PAIR_COLORS[i], class: "axis-label" });
+    if (!same) text(top.g, (xa + xb) / 2, yArc - ry + 5, "✗", { "text-anchor": "middle", fill: COLOR_CYCLE[i], class: "axis-label" });
   });
   for (let j = 0; j < dim; j++) {  // the table's frequency under each coordinate
     const f = c.freq_index[j];
-    text(svg, top.sx(j), top.box.y + top.box.h + 30, `θ${f}`, { class: "axis-label", "text-anchor": "middle", fill: PAIR_COLORS[f] });
+    text(svg, top.sx(j), top.box.y + top.box.h + 30, `θ${f}`, { class: "axis-label", "text-anchor": "middle", fill: COLOR_CYCLE[f] });
   }
   text(svg, top.box.x - 10, top.box.y + top.box.h + 30, "table:", { class: "tick-label", "text-anchor": "end" });
   el("rect", { x: 420, y: 48, width: 14, height: 10, fill: "none", stroke: COLORS.grey, "stroke-dasharray": "3 2" }, svg);
   text(svg, 439, 57, "x", { class: "legend-label" });
-  el("rect", { x: 465, y: 48, width: 14, height: 10, fill: PAIR_COLORS[0] }, svg);
+  el("rect", { x: 465, y: 48, width: 14, height: 10, fill: COLOR_CYCLE[0] }, svg);
   text(svg, 484, 57, "x turned at m (colour: its pair)", { class: "legend-label" });
   text(svg, 80, 57, "arcs: the pairs the rotation turns together", { class: "legend-label" });
 
@@ -82,10 +81,10 @@ function draw(fig) {
   legend(svg, 480, 640, [["p = m", COLORS.accent]]);
 
   fig.readout("norm_ratio", "‖f(x, m)‖ / ‖x‖", c.norm_curve[idx], 3);
-  fig.readout("norm_error", `largest |ratio − 1|, p = 0..${last}`, c.norm_error, 3);
+  fig.readout("norm_error", `largest |ratio − 1|, p = 0..${last}`, c.norm_error, 3, "", { zero: d.zero });
   fig.readout("score", `score at p = m`, c.score_curve[idx], 3);
   fig.readout("score_ref", "correct RoPE score", ref, 3);
-  fig.readout("score_spread", `score max − min, p = 0..${last}`, c.score_spread, 3);
+  fig.readout("score_spread", `score max − min, p = 0..${last}`, c.score_spread, 3, "", { zero: d.zero });
 }
 
 export default figure(draw, { width: 680, height: 652 });

@@ -48,7 +48,7 @@ function draw(fig) {
     el("circle", { cx, cy, r: R, fill: "none", stroke: COLORS.grey, "stroke-width": 1 }, svg);
     el("line", { x1: cx, x2: cx, y1: cy, y2: cy - R, stroke: COLORS.grey, "stroke-dasharray": "2 3" }, svg);  // p = 0
     text(svg, cx, 48, `pair ${i}`, { class: "legend-label", "text-anchor": "middle" });
-    text(svg, cx, 64, `θ${"₀₁₂₃₄₅₆₇"[i] || i} = ${fmt(theta[i], 3)} rad/position`, { class: "tick-label", "text-anchor": "middle" });
+    text(svg, cx, 64, `θ${subscript(i)} = ${fmt(theta[i], 3)} rad/position`, { class: "tick-label", "text-anchor": "middle" });
     // radii to PE(p) and to M(k)·PE(p): the turn is the angle between them
     el("line", { x1: cx, y1: cy, x2: cx + R * a, y2: cy - R * b, stroke: COLORS.q, "stroke-width": 1.2, opacity: 0.7 }, svg);
     el("line", { x1: cx, y1: cy, x2: cx + R * sh[0], y2: cy - R * sh[1], stroke: COLORS.k, "stroke-width": 1.2, opacity: 0.7 }, svg);
@@ -57,7 +57,7 @@ function draw(fig) {
     el("circle", { cx: cx + R * sh[0], cy: cy - R * sh[1], r: 4, fill: COLORS.k }, svg);
     const X = cx + R * pePk[2 * i], Y = cy - R * pePk[2 * i + 1], c = 6;
     el("path", { d: `M${X - c},${Y - c}L${X + c},${Y + c}M${X - c},${Y + c}L${X + c},${Y - c}`, stroke: COLORS.black, "stroke-width": 1.8 }, svg);
-    text(svg, cx, cy + R + 30, `kθ${"₀₁₂₃₄₅₆₇"[i] || i} = ${fmt(turn, 2)} rad`, { class: "legend-label", "text-anchor": "middle" });
+    text(svg, cx, cy + R + 30, `kθ${subscript(i)} = ${fmt(turn, 2)} rad`, { class: "legend-label", "text-anchor": "middle" });
   }
 
   // Legend.
@@ -74,7 +74,7 @@ function draw(fig) {
     { class: "legend-label" });
 
   fig.readout("pk", "p + k", p + k, 0);
-  turns.forEach((t, i) => fig.readout(`turn_${i}`, `kθ${"₀₁₂₃₄₅₆₇"[i] || i}`, t, 2, "rad"));
+  turns.forEach((t, i) => fig.readout(`turn_${i}`, `kθ${subscript(i)}`, t, 2, "rad"));
   fig.readout("error", "max |M(k)·PE(p) − PE(p+k)|", error[p][k - kMin], 1);
 }
 
