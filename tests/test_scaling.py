@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import math
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
@@ -25,7 +20,6 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 import rope_edu  # noqa: E402
 from rope_edu import apply_rope, frequencies  # noqa: E402
 from rope_edu import scaling as S  # noqa: E402
-from rope_edu.widgets._legacy import Demo  # noqa: E402  (the to_jshtml figures until they move to Figure)
 from rope_edu.widgets import context_extension as ce  # noqa: E402
 
 FAST = settings(max_examples=30, deadline=None)
@@ -694,40 +688,4 @@ def test_widget_state_bad_input(kwargs, error, match):
         ce.state(**kwargs)
 
 
-def test_widget_frames_figure_and_controls():
-    import ipywidgets as w
-
-    frames = ce.frames()
-    assert 12 <= len(frames) <= 30
-    assert {f["method"] for f in frames} == set(ce.METHOD_PARAMS)
-    for f in frames:
-        assert set(f) <= {"method", "factor", "original", "note"}
-    assert isinstance(ce.DEMO, Demo)
-    fig = ce.DEMO.figure(method="llama3", factor=8.0, original=8192)
-    try:
-        ax_r, ax_l = fig.axes
-        assert ax_r.get_xscale() == "log" and ax_l.get_xscale() == "log"
-        assert "wavelength" in ax_r.get_xlabel() and "positions" in ax_r.get_xlabel()
-        assert "distance" in ax_l.get_xlabel() and ax_r.get_ylabel() and ax_l.get_ylabel()
-        assert "Llama 3.1" in fig._suptitle.get_text()
-        (line,) = [ln for ln in ax_r.get_lines() if ln.get_gid() == "ratio"]
-        s = ce.state("llama3", 8.0, 8192)
-        np.testing.assert_allclose(line.get_ydata(), s["ratio"])
-        fig.canvas.draw()
-    finally:
-        plt.close(fig)
-    # the kernel-free animation draws on a figure without a layout engine: margins are set by hand
-    fig = plt.figure(figsize=ce.DEMO.figsize, layout="none")
-    try:
-        ce.draw(fig, **frames[-1])
-        assert fig.subplotpars.top < 1 and fig.subplotpars.bottom > 0.1
-        fig.canvas.draw()
-    finally:
-        plt.close(fig)
-    ctl = ce.controls()
-    assert set(ctl) == {"method", "factor", "original"}
-    assert isinstance(ctl["factor"], w.SelectionSlider) and isinstance(ctl["original"], w.SelectionSlider)
-    assert set(ctl["method"].options) == {(ce.LABELS[m], m) for m in ce.METHOD_PARAMS}
-    box = ce.DEMO.widget()
-    assert "rope-edu-demo" in box._dom_classes
-    plt.close("all")
+# The figure itself (controls, data, readouts, its JavaScript): tests/test_context_extension.py.

@@ -2,10 +2,17 @@
 
 Pick a method, a scale factor ``s`` and the original (trained) context ``L``. The left panel
 shows the ratio new/old :math:`\\theta_i` of every pair against its wavelength
-:math:`\\lambda_i = 2\\pi/\\theta_i` (log axis, the original context marked): 1 means the pair is
-untouched, ``1/s`` that it is fully interpolated. The right panel shows the attention logit of a
-fixed query/key pair as their distance grows, with plain RoPE and after scaling (including the
-method's attention factor, squared).
+:math:`\\lambda_i = 2\\pi/\\theta_i` (log axes, ``L`` and ``sL`` marked): 1 means the pair is
+untouched, ``1/s`` that it is fully interpolated; pairs that reach angles past their trained arc
+over ``sL`` are ringed. The right panel shows the attention logit of a fixed query/key pair as
+their distance grows, with plain RoPE and after scaling (including the method's attention factor,
+squared), on fixed axes so that stretching is visible.
+
+The figure (``js/context_extension.js``) draws in the browser from :func:`data`, computed with
+:mod:`rope_edu.scaling` for every point of the sliders' grids (:data:`FACTORS`, :data:`ORIGINALS`):
+each method's ratio :math:`\\theta'_i/\\theta_i` is one of four rules (:data:`RULES`), whose
+tables (YaRN's and Llama 3.1's ramps per ``L``, the NTK scale per ``s``, the attention factor per
+``s``) the browser only indexes and mixes. Its readouts are :func:`readouts`.
 """
 
 from __future__ import annotations
@@ -15,10 +22,12 @@ from typing import Any, Callable
 import numpy as np
 
 from .._checks import check_choice, check_dim
-from ..plots import COLORS
 from ..rope import apply_rope, frequencies
-from ..scaling import _factor, _length, beyond_trained_angles, rotations, scaled_frequencies
-from ._legacy import Demo
+from ..scaling import (
+    _factor, _length, beyond_trained_angles, dynamic_scale, frequency_ratio, llama3_ramp, rotations,
+    scaled_frequencies, yarn_ramp,
+)
+from ._core import Control, Figure
 
 __all__ = [
     "DIM",
@@ -26,13 +35,15 @@ __all__ = [
     "LABELS",
     "FACTORS",
     "ORIGINALS",
+    "MOVED_RTOL",
+    "RULES",
     "fixed_pair",
     "METHOD_PARAMS",
     "method_params",
     "state",
-    "draw",
-    "controls",
-    "frames",
+    "readouts",
+    "data",
+    "CONTROLS",
     "DEMO",
 ]
 
@@ -54,7 +65,7 @@ METHOD_PARAMS: dict[str, Callable[[float, int], dict[str, Any]]] = {
     },
 }
 
-#: Names shown in the dropdown and titles.
+#: Names shown in the figure's title and legend (the drop-down lists the keys, as `state` takes them).
 LABELS: dict[str, str] = {
     "default": "plain RoPE",
     "linear": "Position Interpolation",
@@ -149,89 +160,110 @@ def state(
     }
 
 
-def _fraction(v: float) -> str:
-    return "1" if v == 1 else f"1/{1 / v:g}"
+#: Scale factors the slider offers: 1 to 32 in steps of 0.5.
+FACTORS: tuple[float, ...] = tuple(1.0 + 0.5 * j for j in range(63))
+#: Original context lengths the slider offers: 512 to 32 768 in steps of 512.
+ORIGINALS: tuple[int, ...] = tuple(512 * j for j in range(1, 65))
+#: A pair counts as moved when its ratio new/old frequency is below ``1 - MOVED_RTOL``.
+MOVED_RTOL = 1e-9
 
 
-def draw(
-    fig,
-    method: str = "yarn",
-    factor: float = 4.0,
-    original: int = 4096,
-    note: str = "",
-) -> None:
-    """Draw the two panels (frequency ratio, logits over distance) on ``fig``."""
-    s = state(method, factor, original)
-    ax_r, ax_l = fig.subplots(1, 2)
-    L, new = original, s["new_context"]
-
-    # left: which frequencies move
-    ax_r.axhline(1.0, color=COLORS["grey"], lw=1, ls=":")
-    if factor > 1:
-        ax_r.axhline(1.0 / factor, color=COLORS["grey"], lw=1, ls=":")
-    ax_r.plot(s["wavelength"], s["ratio"], "o-", ms=3, color=COLORS["q"], gid="ratio")
-    for ax in (ax_r, ax_l):
-        ax.axvline(L, color=COLORS["orange"], lw=1.5)
-        ax.axvline(new, color=COLORS["accent"], lw=1.5, ls="--")
-        ax.text(L, 1.0, " L", color=COLORS["orange"], transform=ax.get_xaxis_transform(), va="top", fontsize=8)
-        ax.text(new, 1.0, " sL", color=COLORS["accent"], transform=ax.get_xaxis_transform(), va="top", fontsize=8)
-    ax_r.set_xscale("log")
-    ax_r.set_yscale("log", base=2)
-    ticks = [2.0**-k for k in range(0, 6)]
-    ax_r.set_yticks(ticks, [_fraction(t) for t in ticks])
-    ax_r.set_ylim(1 / 45, 1.5)
-    ax_r.set_xlabel("wavelength 2π/θᵢ of pair i (positions, log scale)")
-    ax_r.set_ylabel("new / old frequency θ′ᵢ / θᵢ")
-
-    # right: the logit of a fixed q/k pair against distance
-    d = s["distances"]
-    ax_l.plot(d[1:], s["logits_before"][1:], color=COLORS["grey"], lw=1, label="plain RoPE")
-    ax_l.plot(d[1:], s["logits_after"][1:], color=COLORS["k"], lw=1, label=f"{LABELS[method]}, logits × a² = {s['logit_scale']:.3f}")
-    ax_l.set_xscale("log")
-    ax_l.set_ylim(-0.4, max(1.6, 1.1 * float(np.max(s["logits_after"]))))
-    ax_l.set_xlabel("distance m − n (positions, log scale)")
-    ax_l.set_ylabel("attention logit of a fixed q, k")
-    ax_l.legend(loc="upper right", fontsize=7)
-
-    for ax in (ax_r, ax_l):
-        ax.minorticks_off()  # log axes: minor ticks cost most of the drawing time, and add little
-
-    title = (
-        f"{LABELS[method]}: s = {factor:g}, L = {L}.  Pairs past their trained angles at sL: "
-        f"{s['beyond']} of {s['theta'].size} (plain RoPE: {s['no_full_turn']})"
-    )
-    fig.suptitle(title if not note else f"{note}\n{title}", fontsize=9)
-    if fig.get_layout_engine() is None:  # the kernel-free animation draws with no layout engine
-        fig.subplots_adjust(left=0.08, right=0.98, top=0.84 if note else 0.9, bottom=0.15, wspace=0.28)
+def _power_rule(scale: Callable[[float, int], float]) -> Callable[[], dict[str, Any]]:
+    # theta'_i = theta_i * S ** (-2i / (d - 2)): NTK-aware scaling of the base by S ** (d / (d - 2)).
+    return lambda: {"rule": "power", "scale": [scale(s, ORIGINALS[0]) for s in FACTORS]}
 
 
-#: Scale factors offered by the live slider.
-FACTORS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
-#: Original context lengths offered by the live slider.
-ORIGINALS = (512, 1024, 2048, 4096, 8192, 16384, 32768)
+def _ramp_rule(ramp: Callable[[int], np.ndarray]) -> Callable[[], dict[str, Any]]:
+    # theta'_i = (1 - gamma_i) theta_i / s + gamma_i theta_i, with gamma depending on L only.
+    return lambda: {"rule": "blend", "ramp": [ramp(L) for L in ORIGINALS]}
 
 
-def controls() -> dict[str, Any]:
-    """The live widget's controls: method, scale factor s and original context L."""
-    import ipywidgets as w
+#: How the figure's browser code gets each method's ratio :math:`\theta'_i/\theta_i` from tables:
+#: ``"one"`` (1), ``"inverse"`` (:math:`1/s`), ``"power"`` (:math:`S^{-2i/(d-2)}` with the tabulated
+#: scale ``S`` per factor: ``s`` for NTK-aware, :func:`rope_edu.scaling.dynamic_scale` at
+#: :math:`\ell = sL` for dynamic NTK) and ``"blend"`` (the tabulated ramp :math:`\gamma_i` per ``L``
+#: mixes 1 and :math:`1/s`). The tests check every grid point against
+#: :func:`rope_edu.scaling.scaled_frequencies`.
+RULES: dict[str, Callable[[], dict[str, Any]]] = {
+    "default": lambda: {"rule": "one"},
+    "linear": lambda: {"rule": "inverse"},
+    "ntk": _power_rule(lambda s, L: s),
+    "dynamic": _power_rule(lambda s, L: dynamic_scale(**method_params("dynamic", s, L))),
+    "yarn": _ramp_rule(lambda L: yarn_ramp(DIM, BASE, L)),
+    "llama3": _ramp_rule(lambda L: llama3_ramp(
+        DIM, BASE, L, **{k: v for k, v in method_params("llama3", 1.0, L).items()
+                         if k in ("low_freq_factor", "high_freq_factor")})),
+}
 
-    style = {"description_width": "initial"}
+
+def readouts(method: str, factor: float, original: int) -> dict[str, float]:
+    """The numbers the figure prints for its controls, from :func:`state` and ``rope_edu``.
+
+    Returns
+    -------
+    dict
+        ``new_context`` (:math:`sL`), ``moved`` (pairs whose frequency changes, out of
+        ``DIM // 2``), ``slowdown_first`` and ``slowdown_last`` (:math:`\\theta_i/\\theta'_i` of
+        pair 0 and of the slowest pair), ``logit_scale`` (:math:`a^2`), ``beyond`` and
+        ``no_full_turn`` (as in :func:`state`), ``logit_plain_new`` and ``logit_new`` (the logit of
+        the fixed query and key at distance :math:`sL`, plain RoPE and with the method, times
+        :math:`a^2`), computed with :func:`rope_edu.apply_rope`.
+    """
+    s = state(method, factor, original, n_points=2)
+    q, k = fixed_pair(DIM)
+    new = s["new_context"]
     return {
-        "method": w.Dropdown(
-            options=[(label, key) for key, label in LABELS.items()], value="yarn", description="method", style=style
-        ),
-        "factor": w.SelectionSlider(options=list(FACTORS), value=4.0, description="scale s", style=style),
-        "original": w.SelectionSlider(options=list(ORIGINALS), value=4096, description="original context L", style=style),
+        "new_context": new,
+        "moved": int(np.sum(s["ratio"] < 1.0 - MOVED_RTOL)),
+        "slowdown_first": float(1.0 / s["ratio"][0]),
+        "slowdown_last": float(1.0 / s["ratio"][-1]),
+        "logit_scale": s["logit_scale"],
+        "beyond": s["beyond"],
+        "no_full_turn": s["no_full_turn"],
+        "logit_plain_new": float(apply_rope(q[None], [new], base=BASE)[0] @ k),
+        "logit_new": float(s["logit_scale"] * (apply_rope(q[None], [new], inv_freq=s["inv_freq"])[0] @ k)),
     }
 
 
-def frames() -> list[dict[str, Any]]:
-    """Kernel-free animation: plain RoPE, then each method at s = 2, 4, 8 with L = 4096 (16 frames)."""
-    out: list[dict[str, Any]] = [{"method": "default", "factor": 4.0, "original": 4096}]
-    for method in ("linear", "ntk", "dynamic", "yarn", "llama3"):
-        for s in (2.0, 4.0, 8.0):
-            out.append({"method": method, "factor": s, "original": 4096})
-    return out
+def data() -> dict[str, Any]:
+    """Tables the browser draws from, computed with :mod:`rope_edu.scaling` on the sliders' grids.
+
+    Returns
+    -------
+    dict
+        ``theta``: plain frequencies, shape (DIM // 2,); ``factors``, ``originals``: the grids
+        :data:`FACTORS` and :data:`ORIGINALS`; ``exponent``: :math:`-2i/(d-2)`, read off NTK-aware
+        scaling by 2, shape (DIM // 2,); ``methods``: for each method of :data:`METHOD_PARAMS`, its
+        :data:`RULES` entry (``rule`` and its table: ``scale`` per factor, or ``ramp`` per original
+        length, shape (len(ORIGINALS), DIM // 2)), its ``label`` and ``attention`` (the attention
+        factor per factor; it does not depend on ``L``); ``moved_rtol``: :data:`MOVED_RTOL`.
+    """
+    methods = {}
+    for name in METHOD_PARAMS:
+        entry = RULES[name]()
+        entry["label"] = LABELS[name]
+        entry["attention"] = [scaled_frequencies(name, DIM, BASE, **method_params(name, s, ORIGINALS[0]))[1]
+                              for s in FACTORS]
+        methods[name] = entry
+    return {
+        "theta": frequencies(DIM, BASE),
+        "factors": FACTORS,
+        "originals": ORIGINALS,
+        "exponent": np.log2(frequency_ratio("ntk", DIM, BASE, factor=2.0)),
+        "methods": methods,
+        "moved_rtol": MOVED_RTOL,
+    }
 
 
-DEMO = Demo(draw=draw, controls=controls, frames=frames, figsize=(8.0, 3.4))
+CONTROLS = [
+    Control("method", "method", "yarn", kind="select", options=tuple(METHOD_PARAMS)),
+    Control("factor", "scale s", 4.0, min=FACTORS[0], max=FACTORS[-1], step=FACTORS[1] - FACTORS[0], digits=1),
+    Control("original", "original context L (tokens)", 4096, min=ORIGINALS[0], max=ORIGINALS[-1],
+            step=ORIGINALS[1] - ORIGINALS[0]),
+]
+
+#: The chapter 9 figure: which frequencies each method moves, and what that does to the logits.
+DEMO = Figure(
+    "context_extension", CONTROLS, data=data, readouts=readouts,
+    title="Context extension: each method's new/old RoPE frequencies, and the logit of a fixed q, k over distance",
+)
