@@ -6,13 +6,12 @@ Every figure in the notebooks and widgets uses :data:`COLORS` (the Okabe–Ito p
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
-__all__ = ["COLORS", "CYCLE", "STYLE", "use_style", "new_figure", "strip_external_links"]
+__all__ = ["COLORS", "CYCLE", "STYLE", "use_style", "new_figure"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, with the book's meaning for each colour.
 COLORS: dict[str, str] = {
@@ -59,12 +58,3 @@ def new_figure(nrows: int = 1, ncols: int = 1, **kwargs: Any):
     """``plt.subplots`` with the book's style applied; returns ``(fig, axes)``."""
     with mpl.rc_context(STYLE):
         return plt.subplots(nrows, ncols, **kwargs)
-
-
-_EXTERNAL_LINK = re.compile(r"<link[^>]+href=[\"']https?://[^\"']*[\"'][^>]*>", re.IGNORECASE)
-
-
-def strip_external_links(html: str) -> str:
-    """Remove ``<link href="http...">`` tags (e.g. the Font Awesome CDN link that matplotlib's
-    ``to_jshtml`` adds), so that a page embedding ``html`` requests nothing from other hosts."""
-    return _EXTERNAL_LINK.sub("", html)
