@@ -54,7 +54,8 @@ __all__ = [
 QK_NORM: dict[str, str] = {
     "none": "no normalisation of queries and keys",
     "before_rope": "queries and keys are normalised, then rotated (the relative property survives)",
-    "after_rope": "queries and keys are rotated, then L2-normalised (norms are unchanged by the rotation)",
+    "after_rope": "queries and keys are rotated, then divided by their root mean square, with no learned gain "
+                  "(a rotation keeps norms, so the order does not matter)",
 }
 
 #: The ``transformers`` RotaryEmbeddingConfigMixin default for ``rope_theta`` (``default_theta``).
@@ -809,6 +810,9 @@ class RopeSpec:
     temperature_tuning : tuple of float or None
         Llama 4 NoPE layers: ``(floor_scale, attn_scale)``; queries at position :math:`m` are
         multiplied by :math:`1 + \\text{attn\\_scale}\\,\\ln(1 + \\lfloor (m+1)/\\text{floor\\_scale}\\rfloor)`.
+        ``transformers`` takes :math:`m` from the cache position (the token's index in its row plus
+        the cached length), not from ``position_ids``; :meth:`apply` takes it from ``positions``,
+        so pass the cache positions to reproduce it for padded or packed rows.
     max_positions : int or None
         GPT-J: its cos/sin table covers positions ``0 .. max_positions - 1`` only.
     defaults : tuple of str
@@ -937,6 +941,7 @@ class RopeSpec:
             Queries or keys after their projection (and QK-norm, where the family has one before RoPE).
         positions : array_like, shape (seq,) or (batch, seq)
             Position ids (a batch of 1 is broadcast). Reset them per document for packed sequences.
+            Llama 4's NoPE temperature reads them as cache positions (see ``temperature_tuning``).
             M-RoPE families take (time, height, width) ids of shape ``(3, seq)`` or ``(3, batch, seq)``
             (:func:`rope_edu.multidim.mrope_position_ids`), or ``(seq,)`` for text.
         seq_len : int, optional
@@ -1278,11 +1283,12 @@ PUBLISHED: dict[str, Published] = {p.name: p for p in [
     Published("GPT-J 6B", MappingProxyType({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64,
                                             "n_positions": 2048}),
               MappingProxyType({}), "interleaved", 2048, None, ("wang2021gptj",)),
-    Published("GLM-4 9B", MappingProxyType({"model_type": "glm", "hidden_size": 4096, "num_attention_heads": 32,
-                                            "head_dim": 128, "partial_rotary_factor": 0.5, "rope_theta": 10_000.0,
-                                            "max_position_embeddings": 131072}),
+    Published("GLM-4 9B Chat", MappingProxyType({"model_type": "glm", "hidden_size": 4096, "num_attention_heads": 32,
+                                                 "head_dim": 128, "partial_rotary_factor": 0.5,
+                                                 "rope_theta": 5_000_000.0, "max_position_embeddings": 131072}),
               MappingProxyType({}), "interleaved pairs in the rotated half", None, 131072, ("glm2024chatglm",),
-              "RoPE fields from the Hugging Face-format config (not verified here); 128K as reported"),
+              "the released glm-4-9b-chat config.json states rope_ratio 500 and seq_length 131072; transformers' "
+              "GLM converter writes rope_theta = 10000 * rope_ratio and max_position_embeddings = seq_length"),
     Published("SmolLM3 3B", MappingProxyType({"model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16,
                                               "num_hidden_layers": 36, "rope_theta": 5_000_000.0,
                                               "max_position_embeddings": 65536, "no_rope_layer_interval": 4}),

@@ -42,6 +42,13 @@ def test_pairs_follow_the_layout():
     ds = fig.model_data("DeepSeek-V3")
     assert np.all(ds["pair"][:128] == -1)
     np.testing.assert_array_equal(ds["pair"][128:], np.repeat(np.arange(32), 2))
+    # Phi-3's LongRoPE switches to its long factors past 4096 tokens, and the figure with it
+    phi3, spec = fig.model_data("Phi-3 mini 128K"), PUBLISHED["Phi-3 mini 128K"].spec()
+    assert phi3["switch"] == 4096
+    np.testing.assert_array_equal(fig.wavelengths_at(phi3, 4096), spec.wavelengths(seq_len=4096))
+    np.testing.assert_array_equal(fig.wavelengths_at(phi3, 4097), spec.wavelengths(seq_len=4097))
+    assert not np.array_equal(fig.wavelengths_at(phi3, 4096), fig.wavelengths_at(phi3, 4097))
+    assert all(fig.model_data(n)["switch"] is None for n in fig.MODELS if n != "Phi-3 mini 128K")
     # partial rotary: frequencies over the rotated dims, not the head
     neox = fig.model_data("GPT-NeoX-20B")
     np.testing.assert_allclose(neox["wavelengths"], 2 * np.pi / frequencies(24, 10000.0))
@@ -49,13 +56,14 @@ def test_pairs_follow_the_layout():
 
 @pytest.mark.parametrize("a, b, k", [("Llama 3.1 8B", "GPT-NeoX-20B", 13), ("Gemma 3 4B, local layers",
                                       "Gemma 3 4B, global layers", 10), ("DeepSeek-V3", "Phi-2", 24),
-                                     ("MiniMind", "MiniMind", 8)])
+                                     ("MiniMind", "MiniMind", 8), ("Phi-3 mini 128K", "Llama 2 7B", 12),
+                                     ("Phi-3 mini 128K", "Llama 2 7B", 13), ("Phi-3 mini 128K", "Llama 2 7B", 17)])
 def test_readouts(a, b, k):
     r = fig.readouts(a, b, k)
     assert r["context"] == 2**k
     for suffix, name in (("a", a), ("b", b)):
         spec = PUBLISHED[name].spec()
-        wl = spec.wavelengths()
+        wl = spec.wavelengths(seq_len=2**k)  # what the model's code uses for 2^k tokens
         assert r[f"rot_{suffix}"] == spec.rotary_dim
         assert r[f"frac_{suffix}"] == pytest.approx(spec.rotary_dim / spec.head_dim)
         assert r[f"longest_{suffix}"] == pytest.approx(wl.max())

@@ -604,7 +604,7 @@ def test_published_configs_parse_and_cite_the_bibliography():
     assert P["GPT-NeoX-20B"].spec().rotary_fraction == P["GPT-NeoX-20B"].config["rotary_pct"]
     assert P["Phi-2"].spec().rotary_dim == int(80 * P["Phi-2"].config["partial_rotary_factor"])
     assert P["GPT-J 6B"].spec().rotary_dim == P["GPT-J 6B"].config["rotary_dim"]
-    assert P["GLM-4 9B"].spec().layout == "interleaved"
+    assert P["GLM-4 9B Chat"].spec().layout == "interleaved"
     ds = P["DeepSeek-V3"].spec()
     assert (ds.head_dim, ds.rotary_offset) == (192, 128)
     assert ds.softmax_scale_factor == pytest.approx(S.yarn_attention_factor(40.0) ** 2)

@@ -21,7 +21,7 @@ from .._checks import check_choice, check_int
 from ..models import PUBLISHED
 from ._core import Control, Figure
 
-__all__ = ["MODELS", "K_MIN", "K_MAX", "model_data", "data", "readouts", "CONTROLS", "DEMO"]
+__all__ = ["MODELS", "K_MIN", "K_MAX", "model_data", "wavelengths_at", "data", "readouts", "CONTROLS", "DEMO"]
 
 #: The models the drop-downs offer, in the order of :data:`rope_edu.models.PUBLISHED`.
 MODELS: list[str] = list(PUBLISHED)
@@ -45,7 +45,9 @@ def model_data(name: str) -> dict[str, Any]:
         head's coordinates pair up, as the checkpoint stores them), ``pair``: for each coordinate
         the index of its rotated pair or -1 when it passes through (length ``head_dim``),
         ``wavelengths`` (positions, per pair, at loading), ``base``, ``scaling``, ``trained`` and
-        ``extended`` (tokens, or None).
+        ``extended`` (tokens, or None). LongRoPE models switch factors with the sequence length:
+        ``switch`` is the length past which the code uses ``wavelengths_long`` (both None for
+        every other model, whose wavelengths do not depend on the length).
     """
     name = check_choice(name, PUBLISHED, "name")
     pub = PUBLISHED[name]
@@ -54,6 +56,12 @@ def model_data(name: str) -> dict[str, Any]:
     pair = np.full(spec.head_dim, -1, dtype=np.int64)
     j = np.arange(r)
     pair[off:off + r] = j // 2 if spec.layout == "interleaved" else j % (r // 2)
+    switch = long = None
+    if spec.depends_on_length:
+        if spec.scaling != "longrope":  # dynamic NTK changes continuously: not a two-list switch
+            raise ValueError(f"{name}: the figure draws LongRoPE's two factor lists only, not {spec.scaling!r}")
+        switch = int(spec.scaling_params["original_max_position_embeddings"])
+        long = spec.wavelengths(seq_len=switch + 1)
     return {
         "head_dim": spec.head_dim,
         "rotary_dim": r,
@@ -65,7 +73,16 @@ def model_data(name: str) -> dict[str, Any]:
         "scaling": spec.scaling,
         "trained": pub.trained,
         "extended": pub.extended,
+        "switch": switch,
+        "wavelengths_long": long,
     }
+
+
+def wavelengths_at(d: dict[str, Any], context: float) -> np.ndarray:
+    """The wavelengths a model's code uses for a sequence of ``context`` tokens (:func:`model_data` ``d``)."""
+    if d["switch"] is not None and context > d["switch"]:
+        return d["wavelengths_long"]
+    return d["wavelengths"]
 
 
 def data() -> dict[str, Any]:
@@ -87,7 +104,8 @@ def readouts(model_a: str, model_b: str, k: int) -> dict[str, float]:
     ``context`` = :math:`2^k`; for each model (suffix ``_a``, ``_b``): ``rot`` (rotated
     coordinates), ``frac`` (their fraction of the head), ``longest`` (longest wavelength, in
     positions) and ``slow`` (rotated pairs whose wavelength exceeds the context: they never complete
-    a turn within it).
+    a turn within it). Wavelengths are those the model's code uses for a sequence of the context's
+    length (:func:`wavelengths_at`: LongRoPE's long factors past its original length).
     """
     k = check_int(k, "k", K_MIN)
     if k > K_MAX:
@@ -96,10 +114,11 @@ def readouts(model_a: str, model_b: str, k: int) -> dict[str, float]:
     out: dict[str, float] = {"context": context}
     for suffix, name in (("a", model_a), ("b", model_b)):
         d = model_data(name)
+        wl = wavelengths_at(d, context)
         out[f"rot_{suffix}"] = d["rotary_dim"]
         out[f"frac_{suffix}"] = d["rotary_dim"] / d["head_dim"]
-        out[f"longest_{suffix}"] = float(d["wavelengths"].max())
-        out[f"slow_{suffix}"] = int(np.sum(d["wavelengths"] > context))
+        out[f"longest_{suffix}"] = float(wl.max())
+        out[f"slow_{suffix}"] = int(np.sum(wl > context))
     return out
 
 

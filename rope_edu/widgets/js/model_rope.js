@@ -13,16 +13,22 @@ function colormap(stops, t) {
   return `rgb(${a.map((v, j) => Math.round(v + f * (b[j] - v))).join(",")})`;
 }
 
+// The wavelengths the model's code uses for a sequence of `context` tokens: LongRoPE models
+// (Phi-3) switch to their long factors past their original length (model_rope.wavelengths_at).
+function wavelengthsAt(m, context) {
+  return m.switch !== null && m.switch !== undefined && context > m.switch ? m.wavelengths_long : m.wavelengths;
+}
+
 // The readouts, from the controls and data() alone (the tests run it under Node).
 function compute(state, data) {
   const context = Math.pow(2, state.k);
   const out = { context };
   for (const [suffix, name] of [["a", state.model_a], ["b", state.model_b]]) {
-    const m = data.models[name];
+    const m = data.models[name], wl = wavelengthsAt(m, context);
     out[`rot_${suffix}`] = m.rotary_dim;
     out[`frac_${suffix}`] = m.rotary_dim / m.head_dim;
-    out[`longest_${suffix}`] = Math.max(...m.wavelengths);
-    out[`slow_${suffix}`] = m.wavelengths.filter((w) => w > context).length;
+    out[`longest_${suffix}`] = Math.max(...wl);
+    out[`slow_${suffix}`] = wl.filter((w) => w > context).length;
   }
   return out;
 }
@@ -30,16 +36,16 @@ function compute(state, data) {
 function strip(fig, m, name, y, color) {
   const { cmap, log_range: [lo, hi] } = fig.data;
   const x0 = 60, w = 620, h = 22, context = Math.pow(2, fig.state.k);
-  const cw = w / m.head_dim;
+  const cw = w / m.head_dim, wl = wavelengthsAt(m, context);
   text(fig.svg, x0 - 10, y + 16, name, { class: "plot-title", "text-anchor": "end", fill: color });
   const pairs = m.layout === "interleaved" ? "interleaved pairs (2i, 2i+1)" : "half-split pairs (i, i + r/2)";
   text(fig.svg, x0, y - 5, `${fig.state[name === "A" ? "model_a" : "model_b"]}: ${m.rotary_dim} of ${m.head_dim} coordinates rotate, ${pairs}`,
     { class: "legend-label" });
   for (let j = 0; j < m.head_dim; j++) {
     const p = m.pair[j];
-    const fill = p < 0 ? "#e4e4e4" : colormap(cmap, (Math.log10(m.wavelengths[p]) - lo) / (hi - lo));
+    const fill = p < 0 ? "#e4e4e4" : colormap(cmap, (Math.log10(wl[p]) - lo) / (hi - lo));
     el("rect", { x: x0 + j * cw, y, width: cw + 0.2, height: h, fill }, fig.svg);
-    if (p >= 0 && m.wavelengths[p] > context) {
+    if (p >= 0 && wl[p] > context) {
       el("rect", { x: x0 + j * cw, y: y + h + 2, width: cw + 0.2, height: 4, fill: COLORS.accent }, fig.svg);
     }
   }
@@ -81,8 +87,8 @@ function draw(fig) {
     xlabel: "pair index i / (rotated dims / 2)", ylabel: "wavelength 2π/θᵢ (positions)", ylabelOffset: 52,
   });
   for (const [m, color] of [[A, COLORS.q], [B, COLORS.k]]) {
-    const n = m.wavelengths.length;
-    const pts = m.wavelengths.map((w, i) => [i / n, w]);
+    const wl = wavelengthsAt(m, context), n = wl.length;
+    const pts = wl.map((w, i) => [i / n, w]);
     line(p, pts, { stroke: color });
     for (const [x, y] of pts) el("circle", { cx: p.sx(x), cy: p.sy(y), r: 1.8, fill: color }, p.g);
   }
