@@ -128,6 +128,8 @@ def exercise(page, host, *, n_random: int = 4, seed: int = 0) -> dict[str, Any]:
     for i in range(controls.count()):
         control = controls.nth(i)
         label = control.get_attribute("data-control")
+        if not control.evaluate("e => e.labels.length > 0 && e.labels[0].textContent.trim().length > 0"):
+            report["problems"].append(f"{name}: control {label!r} has no visible <label>")
         tag = control.evaluate("e => e.tagName + ':' + (e.type || '')")
         if tag.startswith("SELECT"):
             options = control.locator("option").all_inner_texts()

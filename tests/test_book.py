@@ -115,6 +115,10 @@ def _inspect_page(page, url: str, report: dict) -> None:
         hosts = page.locator(figure_driver.FIGURE_SELECTOR)
         report["figures"] = [figure_driver.exercise(page, hosts.nth(i), seed=i) for i in range(hosts.count())]
         report["placeholders"] = page.locator(".rope-fig-static").count()
+        report["duplicate_ids"] = page.evaluate(
+            "() => { const ids = [...document.querySelectorAll('.rope-fig [id]')].map(e => e.id);"
+            " return ids.filter((id, i) => ids.indexOf(id) !== i); }"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +188,9 @@ def test_every_figure_works_in_the_static_book(page_reports):
     assert not dead, f"controls that do not change their figure: {dead}"
     wrong = [problem for _, f in figures for problem in f["problems"]]
     assert not wrong, wrong
+    # labels and clip paths find their element by id: several figures on a page must not share one
+    clashes = {p: r["duplicate_ids"] for p, r in page_reports.items() if r.get("duplicate_ids")}
+    assert not clashes, clashes
 
 
 def test_no_prerecorded_frames_remain(built_book):

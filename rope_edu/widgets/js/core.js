@@ -20,7 +20,12 @@
 // declarations of one name are a SyntaxError: a figure must not reuse a name defined here.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-let FIG_COUNTER = 0;
+// Element ids must be unique on the whole page, and every figure's module has its own copy of this
+// file, so the counter lives on window.
+function uniqueId(prefix) {
+  window.__ropeFigIds = (window.__ropeFigIds || 0) + 1;
+  return `${prefix}-${window.__ropeFigIds}`;
+}
 
 function el(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
@@ -112,7 +117,7 @@ function plot(svg, box, opts) {
     yl.setAttribute("transform", `translate(${bx - (opts.ylabelOffset || 40)},${by + bh / 2}) rotate(-90)`);
   }
   if (opts.title) text(axes, bx + bw / 2, by - 8, opts.title, { class: "plot-title", "text-anchor": "middle" });
-  const clipId = `rope-clip-${++FIG_COUNTER}`;
+  const clipId = uniqueId("rope-clip");
   const clip = el("clipPath", { id: clipId }, el("defs", {}, svg));
   el("rect", { x: bx, y: by, width: bw, height: bh }, clip);
   const g = el("g", { "clip-path": `url(#${clipId})` }, svg);
@@ -191,7 +196,7 @@ function cmapColor(cmap, t) {
 // edge, default 44), nticks (default 5).
 function cmapBar(svg, box, cmap, lo, hi, opts = {}) {
   const stops = typeof cmap === "string" ? COLORMAPS[cmap] : cmap;
-  const id = `rope-cbar-${++FIG_COUNTER}`;
+  const id = uniqueId("rope-cbar");
   const grad = el("linearGradient", { id, x1: 0, y1: 1, x2: 0, y2: 0 }, el("defs", {}, svg));
   stops.forEach((c, i) => el("stop", { offset: i / (stops.length - 1), "stop-color": c }, grad));
   const g = el("g", { class: "colorbar" }, svg);
@@ -345,7 +350,7 @@ function figure(draw, { width = 640, height = 400 } = {}) {
     const specs = model.get("_controls") || [];
     const data = model.get("_data") || {};
     const defaults = model.get("_defaults") || {};
-    const uid = `rope-fig-${++FIG_COUNTER}`;
+    const uid = uniqueId("rope-fig");
     host.classList.add("rope-fig");
     host.dataset.figure = model.get("_name") || "";
     const title = model.get("_title") || "";

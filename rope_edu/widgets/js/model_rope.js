@@ -66,7 +66,7 @@ function draw(fig) {
 
   // Colour bar for the strips (horizontal, log10 wavelength).
   const [lo, hi] = d.log_range, cb = { x: 160, y: 182, w: 520, h: 10 };
-  const id = `rope-cbar-${++FIG_COUNTER}`;
+  const id = uniqueId("rope-cbar");
   const grad = el("linearGradient", { id, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, fig.svg));
   d.cmap.forEach((c, i) => el("stop", { offset: i / (d.cmap.length - 1), "stop-color": c }, grad));
   el("rect", { x: cb.x, y: cb.y, width: cb.w, height: cb.h, fill: `url(#${id})`, stroke: "#666", "stroke-width": 0.8 }, fig.svg);
