@@ -45,6 +45,7 @@ from .rope import LAYOUTS, frequencies
 
 __all__ = [
     "AXIAL_SCHEMES",
+    "AxialScheme",
     "MROPE_ADVANCES",
     "MROPE_ASSIGNMENTS",
     "MROPE_FAMILIES",
