@@ -70,7 +70,10 @@ def t5_relative_bucket(
 
     Half of the buckets (per direction when ``bidirectional``) hold the exact offsets
     ``0 .. max_exact - 1``; the rest cover ``max_exact .. max_distance`` in logarithmically growing
-    bins, and every offset at or beyond ``max_distance`` shares the last bucket. A causal model
+    bins, and every offset at or beyond ``max_distance`` shares the last bucket (which starts
+    earlier: bucket ``max_exact + j`` starts at ``ceil(max_exact * (max_distance / max_exact) **
+    (j / (nb - max_exact)))``, so with T5's defaults the causal form's bucket 31 holds every
+    offset from 113 on). A causal model
     (``bidirectional=False``) maps every key after the query to bucket 0.
 
     Parameters

@@ -234,6 +234,22 @@ def test_position_ids_match_get_rope_index(family):
     assert ours_.rope_delta == delta
 
 
+@pytest.mark.parametrize("tokens_per_second, layout", [
+    (2, [("text", 3), ("video", (4, 4, 4), 1.0), ("text", 2), ("video", (3, 4, 6), 0.75), ("text", 2)]),
+    (3, [("text", 2), ("image", (1, 4, 4)), ("text", 1), ("video", (5, 4, 4), 2.0), ("text", 2)]),
+])
+def test_qwen2_5_time_intervals_match_get_rope_index(tokens_per_second, layout):
+    """Time ids spaced by tokens_per_second * second_per_grid_t != 1 (0, 2, 4, ...; 0, 1, 3, 4; 0, 6, 12, ...),
+    the part of Qwen2.5-VL's rule that LAYOUT (interval 1) does not exercise."""
+    ours_ = md.mrope_position_ids(with_delimiters(layout), family="qwen2_5_vl", tokens_per_second=tokens_per_second,
+                                  advance="spatial")
+    pos, delta, _ = hf_rope_index("qwen2_5_vl", layout, tokens_per_second=tokens_per_second)
+    np.testing.assert_array_equal(ours_.position_ids, pos)
+    assert ours_.rope_delta == delta
+    video_t = ours_.position_ids[0, ours_.token_type == 2]
+    assert np.diff(np.unique(video_t)).max() > 1  # the ids really are spread out
+
+
 def test_position_ids_match_get_rope_index_qwen3_frames():
     """Qwen3-VL: each frame is its own block, with timestamp text between frames."""
     hf_layout = [("text", 4), ("image", (1, 4, 6)), ("text", 3), ("video", (1, 4, 4)), ("text", 2),
