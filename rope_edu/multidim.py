@@ -542,7 +542,12 @@ def _time_index(t: int, seconds: float, tokens_per_second: float | None) -> np.n
 def _time_absolute(t: int, seconds: float, tokens_per_second: float | None) -> np.ndarray:
     # Qwen2.5-VL: temporal patch k sits at k * second_per_grid_t seconds; its id is that time in
     # units of 1 / tokens_per_second, truncated to an integer as the reference code does (.long()).
-    return np.trunc(np.arange(t) * (float(tokens_per_second) * seconds)).astype(np.int64)
+    # transformers holds second_per_grid_t as a float32 tensor and multiplies in float32
+    # (arange(t) * (tokens_per_second * second_per_grid_t)); where k * interval is an integer in exact
+    # arithmetic, float32 and float64 can truncate to different ids (e.g. 2 s per patch at 1.5 fps),
+    # so the product is formed in float32 here too.
+    interval = np.float32(np.float32(tokens_per_second) * np.float32(seconds))
+    return np.trunc(np.arange(t, dtype=np.float32) * interval).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -668,7 +673,8 @@ def mrope_position_ids(
     * after a visual block the offset moves on as ``advance`` says (:data:`MROPE_ADVANCES`).
 
     Family differences (:data:`MROPE_FAMILIES`): Qwen2-VL's ``time_k = k``; Qwen2.5-VL's
-    ``time_k = int(k * second_per_grid_t * tokens_per_second)``, so ids follow absolute time;
+    ``time_k = int(k * second_per_grid_t * tokens_per_second)`` (the product in float32, as
+    transformers forms it), so ids follow absolute time;
     Qwen3-VL lays each frame of a video out as its own block (its processor writes a timestamp as
     text before each frame: add those text runs to ``layout`` as separate segments, with each frame
     as a ``("video", (1, h, w))`` segment, to reproduce the model's input exactly).

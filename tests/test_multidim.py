@@ -237,6 +237,9 @@ def test_position_ids_match_get_rope_index(family):
 @pytest.mark.parametrize("tokens_per_second, layout", [
     (2, [("text", 3), ("video", (4, 4, 4), 1.0), ("text", 2), ("video", (3, 4, 6), 0.75), ("text", 2)]),
     (3, [("text", 2), ("image", (1, 4, 4)), ("text", 1), ("video", (5, 4, 4), 2.0), ("text", 2)]),
+    # a frame rate a hair above 1.5 fps, as a computed rate can be: transformers forms the product in
+    # float32; truncating it in float64 instead gives time ids 7 and 15 where transformers has 8 and 16
+    (2, [("text", 2), ("video", (8, 4, 4), 2 / 1.5000000000000002), ("text", 2)]),
 ])
 def test_qwen2_5_time_intervals_match_get_rope_index(tokens_per_second, layout):
     """Time ids spaced by tokens_per_second * second_per_grid_t != 1 (0, 2, 4, ...; 0, 1, 3, 4; 0, 6, 12, ...),
