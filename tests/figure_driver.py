@@ -212,22 +212,6 @@ class JupyterServer:
             self.log.close()
 
 
-def figures_only_copy(notebook: Path, folder: Path) -> Path:
-    """A copy of ``notebook`` in ``folder`` with its first (set-up) cell, its figure imports and one
-    cell per ``DEMO.show(...)`` line, in order."""
-    nb = json.loads(notebook.read_text(encoding="utf-8"))
-    cells = [nb["cells"][0]]
-    lines = ["".join(c["source"]).splitlines() for c in nb["cells"][1:] if c["cell_type"] == "code"]
-    imports = [l for ls in lines for l in ls if l.startswith(("from rope_edu.widgets import", "import rope_edu.widgets"))]
-    shows = [l.strip() for ls in lines for l in ls if "DEMO.show(" in l]
-    for source in ["\n".join(imports), *shows]:
-        cells.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source})
-    nb["cells"] = cells
-    out = Path(folder) / f"figures_{notebook.name}"
-    out.write_text(json.dumps(nb), encoding="utf-8")
-    return out
-
-
 def shutdown_kernels(url: str) -> None:
     """Kernels left running on 2 cores slow every later notebook down."""
     for k in json.load(urllib.request.urlopen(f"{url}/api/kernels", timeout=10)):

@@ -57,11 +57,7 @@ def _kernel_value(page, code: str) -> str:
 @pytest.mark.parametrize("front_end", list(figure_driver.FRONT_ENDS))
 @pytest.mark.parametrize("notebook", FIGURE_NOTEBOOKS, ids=[p.stem for p in FIGURE_NOTEBOOKS])
 def test_figures_work_live(notebook, front_end, jupyter, browser):
-    """JupyterLab runs the whole chapter; Notebook 7 runs a copy holding the chapter's set-up cell and
-    its figure cells only (the chapter's own code already ran in JupyterLab and in the book build;
-    this keeps the suite's time on 2 cores down while every figure is driven in both front ends)."""
-    if front_end == "notebook7":
-        notebook = figure_driver.figures_only_copy(notebook, jupyter.work)
+    """Each chapter runs top to bottom in a fresh kernel in the front end; then every figure is driven."""
     jupyter_url = jupyter.url
     context = browser.new_context(viewport={"width": 1300, "height": 1000})
     page = context.new_page()
