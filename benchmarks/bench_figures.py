@@ -33,6 +33,11 @@ from test_book import CHAPTER_PAGE_LIMIT, page_weight  # noqa: E402
 STATIC_TARGET_MS, STATIC_MAX_MS, LIVE_TARGET_MS = 50.0, 100.0, 100.0
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # no line per request
+        pass
+
+
 def _latencies(page, hosts, rounds: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for i in range(hosts.count()):
@@ -58,8 +63,7 @@ def bench_static(browser, rounds: int) -> None:
     if not (html / "index.html").exists():
         print("static: no _build/html; run `make book` first")
         return
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
-    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    handler = functools.partial(_QuietHandler, directory=str(html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"

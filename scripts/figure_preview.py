@@ -27,6 +27,11 @@ import figure_driver  # noqa: E402
 from rope_edu.widgets import JS_DIR, bundle  # noqa: E402
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # no line per request
+        pass
+
+
 def write_page(names: list[str], out: Path) -> None:
     assets = out / "_static" / "rope_figures"
     assets.mkdir(parents=True, exist_ok=True)
@@ -53,8 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="figures-"))
     write_page(args.names, out)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
-    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    handler = functools.partial(_QuietHandler, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     from playwright.sync_api import sync_playwright

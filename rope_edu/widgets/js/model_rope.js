@@ -36,19 +36,31 @@ function compute(state, data) {
 function strip(fig, m, name, y, color) {
   const { cmap, log_range: [lo, hi] } = fig.data;
   const x0 = 60, w = 620, h = 22, context = Math.pow(2, fig.state.k);
-  const cw = w / m.head_dim, wl = wavelengthsAt(m, context);
+  const wl = wavelengthsAt(m, context);
   text(fig.svg, x0 - 10, y + 16, name, { class: "plot-title", "text-anchor": "end", fill: color });
   const pairs = m.layout === "interleaved" ? "interleaved pairs (2i, 2i+1)" : "half-split pairs (i, i + r/2)";
   text(fig.svg, x0, y - 5, `${fig.state[name === "A" ? "model_a" : "model_b"]}: ${m.rotary_dim} of ${m.head_dim} coordinates rotate, ${pairs}`,
     { class: "legend-label" });
+  // One image per strip (a pixel per coordinate, scaled up without smoothing) rather than a
+  // rectangle per coordinate: 256-wide heads made hundreds of SVG nodes and slow redraws.
+  const cells = document.createElement("canvas"), bars = document.createElement("canvas");
+  cells.width = bars.width = m.head_dim;
+  cells.height = bars.height = 1;
+  const cctx = cells.getContext("2d"), bctx = bars.getContext("2d");
+  let anySlow = false;
   for (let j = 0; j < m.head_dim; j++) {
     const p = m.pair[j];
-    const fill = p < 0 ? "#e4e4e4" : colormap(cmap, (Math.log10(wl[p]) - lo) / (hi - lo));
-    el("rect", { x: x0 + j * cw, y, width: cw + 0.2, height: h, fill }, fig.svg);
+    cctx.fillStyle = p < 0 ? "#e4e4e4" : colormap(cmap, (Math.log10(wl[p]) - lo) / (hi - lo));
+    cctx.fillRect(j, 0, 1, 1);
     if (p >= 0 && wl[p] > context) {
-      el("rect", { x: x0 + j * cw, y: y + h + 2, width: cw + 0.2, height: 4, fill: COLORS.accent }, fig.svg);
+      bctx.fillStyle = COLORS.accent;
+      bctx.fillRect(j, 0, 1, 1);
+      anySlow = true;
     }
   }
+  const pixelated = { preserveAspectRatio: "none", style: "image-rendering: pixelated" };
+  el("image", { x: x0, y, width: w, height: h, href: cells.toDataURL(), ...pixelated }, fig.svg);
+  if (anySlow) el("image", { x: x0, y: y + h + 2, width: w, height: 4, href: bars.toDataURL(), ...pixelated }, fig.svg);
   el("rect", { x: x0, y, width: w, height: h, fill: "none", stroke: "#555", "stroke-width": 0.8 }, fig.svg);
   text(fig.svg, x0, y + h + 16, "coordinate 0", { class: "tick-label" });
   text(fig.svg, x0 + w, y + h + 16, `${m.head_dim - 1}`, { class: "tick-label", "text-anchor": "end" });
