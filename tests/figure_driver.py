@@ -132,7 +132,7 @@ def exercise(page, host, *, n_random: int = 4, seed: int = 0) -> dict[str, Any]:
             report["problems"].append(f"{name}: control {label!r} has no visible <label>")
         tag = control.evaluate("e => e.tagName + ':' + (e.type || '')")
         if tag.startswith("SELECT"):
-            options = control.locator("option").all_inner_texts()
+            options = control.locator("option").evaluate_all("os => os.map(o => o.value)")
             current = control.input_value()
             key = "ArrowDown" if options.index(current) < len(options) - 1 else "ArrowUp"
         elif tag.endswith("checkbox"):
