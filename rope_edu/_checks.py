@@ -80,6 +80,22 @@ def as_real_array(x: Any, name: str = "x", *, min_ndim: int = 1) -> np.ndarray:
     return arr
 
 
+def real_array(value: Any, name: str, expected: str = "integers or real numbers") -> np.ndarray:
+    """Return ``value`` as a numpy array of integers or floats; ``TypeError`` naming ``name`` otherwise."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf":  # bool is kind "b", complex "c", object "O"
+        raise TypeError(f"{name} must be {expected}, got dtype {arr.dtype}")
+    return arr
+
+
+def finite_float64(arr: np.ndarray, name: str) -> np.ndarray:
+    """Return ``arr`` as float64 (no copy if it already is); ``ValueError`` naming ``name`` on NaN/inf."""
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got NaN or infinity")
+    return arr
+
+
 def float_dtype(dtype: np.dtype) -> np.dtype:
     """The floating dtype a result takes for input ``dtype``: floats are kept, integers become float64."""
     dtype = np.dtype(dtype)
@@ -92,10 +108,7 @@ def check_positions(positions: Any, shape: tuple[int, ...], name: str = "positio
     ``shape`` is the shape of the input without its last (feature) axis, ``x.shape[:-1]``.
     The returned array keeps the positions' own shape (broadcasting happens later, for free).
     """
-    pos = np.asarray(positions)
-    if pos.dtype.kind not in "iuf" or pos.dtype == np.bool_:
-        raise TypeError(f"{name} must be integers or real numbers, got dtype {pos.dtype}")
-    pos = pos.astype(np.float64, copy=False)
+    pos = real_array(positions, name).astype(np.float64, copy=False)
     try:
         np.broadcast_shapes(pos.shape, shape)
         ok = np.broadcast_shapes(pos.shape, shape) == tuple(shape)
@@ -106,21 +119,14 @@ def check_positions(positions: Any, shape: tuple[int, ...], name: str = "positio
             f"{name} of shape {pos.shape} does not broadcast to x.shape[:-1] = {tuple(shape)}; "
             f"pass one position per token, e.g. shape ({shape[-1] if shape else 1},)"
         )
-    if not np.all(np.isfinite(pos)):
-        raise ValueError(f"{name} must be finite, got NaN or infinity")
-    return pos
+    return finite_float64(pos, name)
 
 
 def check_inv_freq(inv_freq: Any, dim: int, name: str = "inv_freq") -> np.ndarray:
     """Return ``inv_freq`` as a float64 vector of length ``dim // 2`` of finite numbers."""
-    arr = np.asarray(inv_freq)
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(f"{name} must be a real-valued array, got dtype {arr.dtype}")
+    arr = real_array(inv_freq, name, "a real-valued array")
     if arr.shape != (dim // 2,):
         raise ValueError(
             f"{name} must have shape (dim // 2,) = ({dim // 2},) for dim={dim}, got shape {arr.shape}"
         )
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got NaN or infinity")
-    return arr
+    return finite_float64(arr, name)

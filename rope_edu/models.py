@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._checks import as_real_array, check_choice, check_int, float_dtype
+from ._checks import as_real_array, check_choice, check_int, finite_float64, float_dtype, real_array
 from .multidim import apply_mrope, mrope_axes
 from .rope import LAYOUTS, apply_rope, layout_permutation
 from .scaling import METHODS, scaled_frequencies
@@ -910,12 +910,7 @@ class RopeSpec:
         cos, sin : numpy.ndarray, shape positions.shape + (rotary_dim // 2,), float64
             One value per pair (``transformers`` repeats them over the pair's two coordinates).
         """
-        pos = np.asarray(positions)
-        if pos.dtype.kind not in "iuf" or pos.dtype == np.bool_:
-            raise TypeError(f"positions must be integers or real numbers, got dtype {pos.dtype}")
-        pos = pos.astype(np.float64)
-        if not np.all(np.isfinite(pos)):
-            raise ValueError("positions must be finite, got NaN or infinity")
+        pos = finite_float64(real_array(positions, "positions"), "positions")
         inv_freq, factor = self._frequencies(self._length(pos, seq_len))
         angles = pos[..., None] * inv_freq
         return factor * np.cos(angles), factor * np.sin(angles)
@@ -1049,9 +1044,7 @@ def _short(value: Any) -> str:
 
 def _positions(positions: Any, batch: int, seq: int) -> np.ndarray:
     """Position ids of shape (seq,) or (batch, seq) as a float64 (batch or 1, seq) array."""
-    pos = np.asarray(positions)
-    if pos.dtype.kind not in "iuf" or pos.dtype == np.bool_:
-        raise TypeError(f"positions must be integers or real numbers, got dtype {pos.dtype}")
+    pos = real_array(positions, "positions")
     if pos.ndim == 1 and pos.shape == (seq,):
         pos = pos[None, :]
     elif not (pos.ndim == 2 and pos.shape[1] == seq and pos.shape[0] in (1, batch)):
@@ -1059,10 +1052,7 @@ def _positions(positions: Any, batch: int, seq: int) -> np.ndarray:
             f"positions must have shape (seq,) = ({seq},) or (batch, seq) = ({batch}, {seq}) for x of "
             f"batch {batch} and seq {seq}, got shape {pos.shape}"
         )
-    pos = pos.astype(np.float64)
-    if not np.all(np.isfinite(pos)):
-        raise ValueError("positions must be finite, got NaN or infinity")
-    return pos
+    return finite_float64(pos, "positions")
 
 
 def _as_dict(config: Any) -> dict[str, Any]:

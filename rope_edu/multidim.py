@@ -39,7 +39,9 @@ from ._checks import (
     check_int,
     check_inv_freq,
     check_real,
+    finite_float64,
     float_dtype,
+    real_array,
 )
 from .rope import LAYOUTS, frequencies
 
@@ -68,33 +70,23 @@ __all__ = [
 
 
 def _check_freqs(freqs: Any, dim: int | None = None, name: str = "freqs") -> np.ndarray:
-    arr = np.asarray(freqs)
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(f"{name} must be a real-valued array of shape (..., dim // 2, k), got dtype {arr.dtype}")
+    arr = real_array(freqs, name, "a real-valued array of shape (..., dim // 2, k)")
     if arr.ndim < 2:
         raise ValueError(f"{name} must have shape (..., dim // 2, k) (one frequency vector per pair), got shape {arr.shape}")
     if dim is not None and arr.shape[-2] != dim // 2:
         raise ValueError(
             f"{name} must have dim // 2 = {dim // 2} rows (one per rotated pair) for dim={dim}, got shape {arr.shape}"
         )
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got NaN or infinity")
-    return arr
+    return finite_float64(arr, name)
 
 
 def _check_nd_positions(positions: Any, k: int, name: str = "positions") -> np.ndarray:
-    pos = np.asarray(positions)
-    if pos.dtype.kind not in "iuf" or pos.dtype == np.bool_:
-        raise TypeError(f"{name} must be integers or real numbers, got dtype {pos.dtype}")
+    pos = real_array(positions, name)
     if pos.ndim < 1 or pos.shape[-1] != k:
         raise ValueError(
             f"{name} must have shape (..., {k}): one {k}-d position vector per token, got shape {pos.shape}"
         )
-    pos = pos.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(pos)):
-        raise ValueError(f"{name} must be finite, got NaN or infinity")
-    return pos
+    return finite_float64(pos, name)
 
 
 def rope_nd_angles(positions: Any, freqs: Any) -> np.ndarray:
@@ -464,9 +456,7 @@ def mrope_frequencies(
 
 def _mrope_positions_last(positions: Any, x_ndim: int) -> np.ndarray:
     """(3, seq) / (3, batch, seq) / (seq,) positions -> shape (..., seq, 3) for apply_rope_nd."""
-    pos = np.asarray(positions)
-    if pos.dtype.kind not in "iuf" or pos.dtype == np.bool_:
-        raise TypeError(f"positions must be integers or real numbers, got dtype {pos.dtype}")
+    pos = real_array(positions, "positions")
     if pos.ndim == 1:  # text: the same id on all three axes
         return np.repeat(pos[:, None], 3, axis=1)
     if pos.ndim not in (2, 3) or pos.shape[0] != 3:

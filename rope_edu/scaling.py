@@ -35,7 +35,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_dim, check_inv_freq, check_real
+from ._checks import check_base, check_choice, check_dim, check_inv_freq, check_real, real_array
 from .rope import frequencies
 
 __all__ = [
@@ -99,9 +99,7 @@ def _factor_list(value: Any, name: str) -> np.ndarray:
     # LongRoPE's per-pair rescale factors: a non-empty 1-d sequence of finite positive reals.
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
         raise TypeError(f"{name} must be a sequence of positive real numbers (one per rotated pair), got {value!r}")
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(f"{name} must be a sequence of positive real numbers (one per rotated pair), got dtype {arr.dtype}")
+    arr = real_array(value, name, "a sequence of positive real numbers (one per rotated pair)")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d sequence (one factor per rotated pair), got shape {arr.shape}")
     arr = arr.astype(np.float64)
@@ -224,9 +222,7 @@ def beyond_trained_angles(
         True where :math:`L\\theta_i < 2\\pi` and :math:`\\ell\\theta'_i > L\\theta_i`
         (with a relative tolerance of 1e-9, so exact interpolation counts as inside).
     """
-    arr = np.asarray(inv_freq)
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(f"inv_freq must be a real-valued array, got dtype {arr.dtype}")
+    arr = real_array(inv_freq, "inv_freq", "a real-valued array")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"inv_freq must have shape (dim // 2,), got shape {arr.shape}")
     new = check_inv_freq(arr, 2 * arr.size)
