@@ -47,7 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_apply_rope.py
 	$(BIN)/python benchmarks/bench_torch.py
 	$(BIN)/python benchmarks/bench_implementations.py
-	$(BIN)/python benchmarks/bench_figures.py
+	$(BIN)/python benchmarks/bench_figures.py --front-ends lab notebook7
 
 sync: $(STAMP)
 	$(BIN)/python scripts/notebooks.py sync

@@ -1,6 +1,7 @@
 """Redraw latency of every figure, in the static book and live, and the weight of chapter pages.
 
     .venv/bin/python benchmarks/bench_figures.py [--rounds 3] [--front-ends lab notebook7] [--no-live]
+        [--no-static] [--only 07 10 ...]
 
 Static: serves ``_build/html`` (run ``make book`` first) and opens every chapter page in Debian's
 Chromium. Live: starts JupyterLab on a copy of the notebooks, runs each chapter with figures in a
@@ -58,7 +59,12 @@ def _row(label: str, values: list[float], target: float) -> str:
             f"n={len(values):<3} median/target {med / target:4.2f}")
 
 
-def bench_static(browser, rounds: int) -> None:
+def _chapters(only: list[str] | None) -> list[Path]:
+    """Chapter notebooks, or those whose file name contains one of ``only``."""
+    return [nb for nb in notebook_paths() if not only or any(o in nb.stem for o in only)]
+
+
+def bench_static(browser, rounds: int, only: list[str] | None = None) -> None:
     html = ROOT / "_build" / "html"
     if not (html / "index.html").exists():
         print("static: no _build/html; run `make book` first")
@@ -69,7 +75,7 @@ def bench_static(browser, rounds: int) -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}"
     print(f"static book (target: median <= {STATIC_TARGET_MS:.0f} ms per page, max <= {STATIC_MAX_MS:.0f} ms)")
     page = browser.new_page(viewport={"width": 1200, "height": 900}, device_scale_factor=2)
-    for nb in notebook_paths():
+    for nb in _chapters(only):
         weight = page_weight(html, f"notebooks/{nb.stem}.html")
         print(f" {nb.stem}: page weight {weight / 1e6:.3f} MB (weight/limit {weight / CHAPTER_PAGE_LIMIT:.2f})")
         if "DEMO.show(" not in nb.read_text(encoding="utf-8"):
@@ -84,13 +90,13 @@ def bench_static(browser, rounds: int) -> None:
     server.shutdown()
 
 
-def bench_live(browser, rounds: int, front_ends: list[str]) -> None:
+def bench_live(browser, rounds: int, front_ends: list[str], only: list[str] | None = None) -> None:
     server = figure_driver.JupyterServer(Path(tempfile.mkdtemp(prefix="bench-live-")), ROOT / "notebooks")
     url = server.start()
     try:
         for front_end in front_ends:
             print(f"live, {front_end} (target: median <= {LIVE_TARGET_MS:.0f} ms per notebook)")
-            for nb in notebook_paths():
+            for nb in _chapters(only):
                 if "DEMO.show(" not in nb.read_text(encoding="utf-8"):
                     continue
                 page = browser.new_page(viewport={"width": 1300, "height": 1000})
@@ -114,14 +120,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--front-ends", nargs="+", default=["lab"], choices=list(figure_driver.FRONT_ENDS))
     parser.add_argument("--no-live", action="store_true")
+    parser.add_argument("--no-static", action="store_true")
+    parser.add_argument("--only", nargs="+", metavar="PART", help="chapters whose file name contains PART")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        bench_static(browser, args.rounds)
+        if not args.no_static:
+            bench_static(browser, args.rounds, args.only)
         if not args.no_live:
-            bench_live(browser, args.rounds, args.front_ends)
+            bench_live(browser, args.rounds, args.front_ends, args.only)
         browser.close()
 
 
