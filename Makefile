@@ -5,7 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# Notebooks show kernel-free animations instead of live widgets while the static book is built.
+# While the static book is built, each figure is written into the page as a bundle that runs in the
+# reader's browser (no kernel); live notebooks get the same figure as an anywidget.
 BOOK_ENV := ROPE_EDU_STATIC=1 MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1
 
 .PHONY: all setup book test lab bench sync clean help
