@@ -3,12 +3,13 @@
 A figure module (``rope_edu/widgets/js/<name>.js``) may export, next to its default figure, the
 pure function that computes what it draws (e.g. ``export { compute }``). Tests call it here over
 many states, far more than the browser tests can afford, and compare with the Python package.
-Skips the calling test when ``node`` is not installed.
+Without ``node`` the calling test skips, or fails under CI (see :func:`require_node`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -41,6 +42,18 @@ def _restore(value: Any) -> Any:
     return value
 
 
+def require_node() -> str:
+    """Path of ``node``. Missing: a failure under CI (``CI`` set; ``.ci/run`` installs Debian's
+    nodejs), a skip otherwise (the browser tests still exercise the same JavaScript)."""
+    node = shutil.which("node")
+    if node is None:
+        message = "node is not installed (Debian: apt-get install nodejs)"
+        if os.environ.get("CI"):
+            pytest.fail(message + " and CI is set, so this is a failure, not a skip")
+        pytest.skip(message + ": the figure's JavaScript is checked by the browser tests only")
+    return node
+
+
 def call_js(
     name: str, fn: str, calls: list[list[Any]], extra: list[Any] = (), pick: str | None = None
 ) -> list[Any]:
@@ -49,9 +62,7 @@ def call_js(
     sent once, e.g. the figure's data).
 
     Non-finite numbers come back as Python floats (``nan``, ``inf``)."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the figure's JavaScript is checked by the browser tests only")
+    node = require_node()
     with tempfile.TemporaryDirectory() as tmp:
         module = Path(tmp) / f"{name}.mjs"
         module.write_text(bundle(name), encoding="utf-8")

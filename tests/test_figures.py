@@ -15,7 +15,6 @@ import math
 import numbers
 import pkgutil
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,13 +23,13 @@ import pytest
 
 import rope_edu.widgets as widgets
 from rope_edu.widgets import COLORMAPS, JS_DIR, STATIC_ENV, Control, Figure, bundle, snap_zero
+from node_figure import require_node
 
 #: Largest static markup of one figure (its payload: controls, state and data as JSON).
 MAX_HTML_BYTES = 150_000
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(widgets.__path__) if not m.name.startswith("_"))
 JS_FIGURES = sorted(p.stem for p in JS_DIR.glob("*.js") if p.stem not in ("core", "loader"))
-NODE = shutil.which("node")
 
 
 def _figure(name: str) -> Figure:
@@ -48,10 +47,16 @@ def _payload(markup: str) -> dict:
     return json.loads(html.unescape(match.group(1)))
 
 
-def _node(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
+@pytest.fixture
+def node() -> str:
+    """Path of ``node``: skips without it, or fails under CI (:func:`node_figure.require_node`)."""
+    return require_node()
+
+
+def _node(node: str, script: str, tmp_path: Path) -> subprocess.CompletedProcess:
     path = tmp_path / "run.mjs"
     path.write_text(script, encoding="utf-8")
-    return subprocess.run([NODE, str(path)], capture_output=True, text=True, timeout=60)
+    return subprocess.run([node, str(path)], capture_output=True, text=True, timeout=60)
 
 
 # --- every figure ----------------------------------------------------------------------------
@@ -119,22 +124,20 @@ def test_live_widget_has_one_trait_per_control_at_its_default(name):
     assert w._name == name and w._defaults == demo.defaults
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
 @pytest.mark.parametrize("name", JS_FIGURES)
-def test_bundle_is_a_valid_es_module(name, tmp_path):
+def test_bundle_is_a_valid_es_module(name, tmp_path, node):
     """``node --check`` parses the bundle as a module: a figure that declares a name core.js
     declares too (or twice itself) is a SyntaxError here, and a blank figure in the browser."""
     path = tmp_path / f"{name}.mjs"
     path.write_text(bundle(name), encoding="utf-8")
-    result = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, f"{name}.js does not parse with core.js:\n{result.stderr}"
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
-def test_node_check_catches_a_name_clash_with_core(tmp_path):
+def test_node_check_catches_a_name_clash_with_core(tmp_path, node):
     path = tmp_path / "clash.mjs"
     path.write_text(bundle("rotation2d") + "\nfunction cmapColor() {}\n", encoding="utf-8")
-    result = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0 and "already been declared" in result.stderr
 
 
@@ -220,8 +223,7 @@ def test_colour_maps_are_sequential_and_diverging():
     assert f"const COLORMAPS = {json.dumps(COLORMAPS)};" in bundled
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
-def test_core_helpers_in_node_agree_with_python(tmp_path):
+def test_core_helpers_in_node_agree_with_python(tmp_path, node):
     (tmp_path / "fig.mjs").write_text(
         bundle("rotation2d") + "\nexport { snapZero, cmapColor, subscript, COLORMAPS, COLOR_CYCLE };\n", encoding="utf-8"
     )
@@ -238,7 +240,7 @@ def test_core_helpers_in_node_agree_with_python(tmp_path):
         '  missing: m.cmapColor("cividis", NaN), subs: [m.subscript(0), m.subscript(12), m.subscript(-3)],\n'
         "}));\n"
     )
-    result = _node(script, tmp_path)
+    result = _node(node, script, tmp_path)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["snapped"] == [snap_zero(v, 1e-12) for v in values]
