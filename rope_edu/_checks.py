@@ -70,11 +70,7 @@ def as_real_array(x: Any, name: str = "x", *, min_ndim: int = 1) -> np.ndarray:
     Integer arrays are returned as they are (callers decide the float dtype); boolean,
     complex, object and string arrays raise ``TypeError``.
     """
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must be a real-valued (integer or floating) array, got dtype {arr.dtype}"
-        )
+    arr = real_array(x, name, "a real-valued (integer or floating) array")
     if arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} axis/axes, got a {arr.ndim}-d array")
     return arr
@@ -108,7 +104,7 @@ def check_positions(positions: Any, shape: tuple[int, ...], name: str = "positio
     ``shape`` is the shape of the input without its last (feature) axis, ``x.shape[:-1]``.
     The returned array keeps the positions' own shape (broadcasting happens later, for free).
     """
-    pos = real_array(positions, name).astype(np.float64, copy=False)
+    pos = real_array(positions, name)
     try:
         np.broadcast_shapes(pos.shape, shape)
         ok = np.broadcast_shapes(pos.shape, shape) == tuple(shape)
