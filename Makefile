@@ -5,9 +5,6 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# While the static book is built, each figure is written into the page as a bundle that runs in the
-# reader's browser (no kernel); live notebooks get the same figure as an anywidget.
-BOOK_ENV := ROPE_EDU_STATIC=1 MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1
 
 .PHONY: all setup book test lab bench sync clean help
 
@@ -30,13 +27,19 @@ $(STAMP): requirements.txt pyproject.toml
 	echo 'c.IPKernelApp.log_level = "ERROR"' > $(VENV)/etc/ipython/ipython_kernel_config.py
 	touch $(STAMP)
 
+# scripts/build_book.py executes only the chapters whose outputs may have changed (cached per
+# notebook, keyed on its code, the package and the pins), says which and why, then runs Sphinx.
+# While the static book is built, each figure is written into the page as a bundle that runs in
+# the reader's browser (no kernel); live notebooks get the same figure as an anywidget.
 book: $(STAMP)
-	rm -rf _build/html _build/.doctrees
-	$(BOOK_ENV) $(BIN)/jupyter-book build -W -n --keep-going .
+	$(BIN)/python scripts/build_book.py
 	@echo "The book is in _build/html: open file://$(CURDIR)/_build/html/index.html"
 
+# Two workers (pytest-xdist): the book is built once (the first worker to need it builds, the
+# other waits), tests that share one pass over the pages stay on one worker (--dist loadgroup),
+# and the slowest tests are listed at the end.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=20
 
 # JupyterLab refuses to run as root without --allow-root (containers, CI machines).
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -85,10 +85,15 @@ from .multidim import (
     rope_nd_angles,
 )
 from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
+from . import tables, verdicts
+from .tables import table
+from .verdicts import verify
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "table",
+    "verify",
     "ENCODINGS",
     "additive_logit_terms",
     "binary_encoding",

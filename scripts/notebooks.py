@@ -58,7 +58,8 @@ def setup_cell() -> dict:
         "cell_type": "code",
         "execution_count": None,
         "id": "rope-edu-setup",
-        "metadata": {"tags": ["hide-input"]},
+        # run everywhere, shown nowhere in the book: each chapter page starts with its title
+        "metadata": {"tags": ["remove-cell"]},
         "outputs": [],
         "source": setup_source().splitlines(keepends=True),
     }

@@ -152,21 +152,25 @@ def page_reports(built_book, site_url, browser):
     return reports
 
 
+@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_pages_have_no_console_errors(page_reports):
     bad = {p: r["console"] for p, r in page_reports.items() if r["console"]}
     assert not bad, bad
 
 
+@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_pages_have_no_failed_requests(page_reports):
     bad = {p: r["failed"] for p, r in page_reports.items() if r["failed"]}
     assert not bad, bad
 
 
+@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_pages_request_no_other_host(page_reports):
     bad = {p: r["foreign"] for p, r in page_reports.items() if r["foreign"]}
     assert not bad, bad
 
 
+@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_math_is_typeset(page_reports):
     with_math = {p: r for p, r in page_reports.items() if r["math"]}
     assert with_math, "no page has math"
@@ -174,6 +178,7 @@ def test_math_is_typeset(page_reports):
     assert not bad, f"pages with untypeset math (math elements, mjx-containers, raw): {bad}"
 
 
+@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_every_figure_works_in_the_static_book(page_reports):
     """Every chapter that shows figures has them on its page, mounted with no kernel; every control
     changes its figure when moved by keyboard; random states print the same numbers as Python."""
