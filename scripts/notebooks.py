@@ -1,6 +1,6 @@
 """Maintain the chapter notebooks.
 
-    python scripts/notebooks.py sync            # set the shared first cell, strip outputs
+    python scripts/notebooks.py sync [NB...]    # set the shared first cell, strip outputs
     python scripts/notebooks.py check           # fail if a notebook is out of sync (run by tests)
     python scripts/notebooks.py from-percent SRC.py notebooks/NN_slug.ipynb
 
@@ -93,8 +93,8 @@ def notebook_paths() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
-def sync() -> None:
-    for path in notebook_paths():
+def sync(paths: list[Path] | None = None) -> None:
+    for path in paths or notebook_paths():
         nb = json.loads(path.read_text(encoding="utf-8"))
         path.write_text(dump(synced(nb)), encoding="utf-8")
         print(f"synced {path.relative_to(ROOT)}")
@@ -150,7 +150,7 @@ def from_percent(src: Path, dst: Path) -> None:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["sync"]:
-        sync()
+        sync([Path(a).resolve() for a in argv[1:]])
         return 0
     if argv[:1] == ["check"]:
         problems = check()
