@@ -1,0 +1,127 @@
+"""The chapters read as a book: checks folded with a verdict, figures without their code, lines
+that fit the column, the title first, nothing of the build on the page.
+
+Structure is read from each notebook (cell tags and sources); what the reader sees is read from
+the built page, in a real browser where widths matter (1280 px, every folded cell opened).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import notebook_paths
+from rope_edu.verdicts import PREFIX
+
+pytestmark = pytest.mark.book
+
+CHAPTERS = notebook_paths()
+IDS = [p.stem for p in CHAPTERS]
+MAX_VISIBLE_CHECKS = 8
+CHECK_CODE = re.compile(r"\bverify\(|^\s*assert\b|np\.testing\.assert_", re.MULTILINE)
+HIDDEN = {"hide-input", "remove-input", "remove-cell"}
+# what a reader should never see: paths of the machine that built the book, object reprs
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|tmp|home|root|usr|opt|var)/[\w.-]+|site-packages|\.venv/")
+REPR = re.compile(
+    r"<[\w.]+ object at 0x[0-9a-fA-F]+>|^Text\(-?[\d.]+, |<Figure size \d|<matplotlib\.[\w.]+ at 0x"
+    r"|^\[<matplotlib|<Axes: |^<IPython\.core|^(?:Anywidget|Figure)\(",
+    re.MULTILINE,
+)
+
+
+def _cells(path, *, in_solutions: bool = True):
+    """(source, tags) of each code cell; cells inside an exercise's folded solution on request."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    solution = False
+    for cell in nb["cells"][1:]:  # the shared set-up cell is removed from the book
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            for marker in re.findall(r"\{solution-(start|end)\}", source):
+                solution = marker == "start"
+        elif in_solutions or not solution:
+            yield source, set(cell.get("metadata", {}).get("tags", []))
+
+
+def _page(built_book, chapter) -> BeautifulSoup:
+    html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    return BeautifulSoup(html, "html.parser").select_one("article.bd-article")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_checks_are_folded_and_few_are_shown(chapter):
+    """At most 8 check cells show their source (outside the folded solutions of exercises); none
+    is hidden without its output."""
+    visible, removed = [], []
+    for source, tags in _cells(chapter, in_solutions=False):
+        if not CHECK_CODE.search(source):
+            continue
+        if not tags & HIDDEN:
+            visible.append(source.splitlines()[0][:60])
+        elif tags & {"remove-input", "remove-cell"} or "remove-output" in tags:
+            removed.append(source.splitlines()[0][:60])
+    assert not removed, f"checks whose source is not one click away, or whose verdict is removed: {removed}"
+    assert len(visible) <= MAX_VISIBLE_CHECKS, f"{len(visible)} visible check cells: {visible}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_every_folded_check_prints_its_verdict(built_book, chapter):
+    """A folded check cell prints `checked: ...` (what it verified and how closely)."""
+    silent = []
+    for cell in _page(built_book, chapter).select("div.cell.tag_hide-input"):
+        source = cell.select_one(".cell_input")
+        if source is None or not CHECK_CODE.search(source.get_text()):
+            continue
+        outputs = " ".join(o.get_text() for o in cell.select(".cell_output"))
+        if PREFIX.strip() not in outputs:
+            silent.append(source.get_text().strip().splitlines()[0][:70])
+    assert not silent, f"folded checks that print no verdict: {silent}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_figures_show_without_their_code(built_book, chapter):
+    for source, tags in _cells(chapter):
+        if "DEMO.show(" in source:
+            assert "remove-input" in tags, f"a figure cell shows its code: {source.strip()[:60]}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_title_first_and_nothing_of_the_build(built_book, chapter):
+    article = _page(built_book, chapter)
+    first = article.find(lambda tag: tag.name == "h1" or "cell" in (tag.get("class") or []))
+    assert first is not None and first.name == "h1", f"the page starts with {first and first.name}, not its title"
+    outputs = "\n".join(o.get_text() for o in article.select(".cell_output"))
+    assert not MACHINE_PATH.search(article.get_text()), MACHINE_PATH.search(article.get_text()).group(0)
+    bad = REPR.search(outputs)
+    assert not bad, f"an object repr on the page: {outputs[max(0, bad.start() - 40):bad.end() + 40]!r}"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_code_and_output_fit_the_column(site_url, browser, chapter):
+    """At 1280 px, with every folded cell open, no code or output line needs horizontal scrolling."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/notebooks/{chapter.stem}.html", wait_until="load")
+        wide = page.evaluate(
+            """() => {
+                document.querySelectorAll('article details').forEach(d => { d.open = true; });
+                const out = [];
+                for (const el of document.querySelectorAll(
+                        'article .cell_input pre, article .cell_output pre, article .cell_output table')) {
+                    const box = el.tagName === 'TABLE' ? el.closest('.cell_output') : el;
+                    const over = el.scrollWidth - box.clientWidth;
+                    if (over > 1) {
+                        const line = el.innerText.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+                        out.push(`${over}px too wide: ${line.slice(0, 90)}`);
+                    }
+                }
+                return out;
+            }"""
+        )
+        assert not wide, "\n".join(wide[:15]) + (f"\n... and {len(wide) - 15} more" if len(wide) > 15 else "")
+    finally:
+        context.close()
