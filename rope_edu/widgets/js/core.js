@@ -345,6 +345,34 @@ function buildControl(spec, model, uid) {
   return { wrap, sync };
 }
 
+// Text in the drawing stays readable on a phone: the smallest font a figure draws with (tick
+// labels, figures.css) is SMALLEST_FONT viewBox units, and the SVG is never shown narrower than
+// MIN_TEXT_PX / SMALLEST_FONT of its viewBox width. In a column narrower than that, the drawing's box
+// scrolls sideways (it then takes keyboard focus, so arrow keys scroll it); the controls above
+// it wrap to the column.
+const SMALLEST_FONT = 11, MIN_TEXT_PX = 10;
+
+function drawingBox(svg, width, title) {
+  const box = document.createElement("div");
+  box.className = "rope-fig-canvas";
+  svg.style.minWidth = `${Math.ceil((width * MIN_TEXT_PX) / SMALLEST_FONT) + 1}px`;
+  box.appendChild(svg);
+  const update = () => {
+    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", `${title || "figure"}: drawing, scrolls sideways`);
+    } else if (!scrolls && box.hasAttribute("tabindex")) {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("role");
+      box.removeAttribute("aria-label");
+    }
+  };
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(update).observe(box);
+  return box;
+}
+
 function figure(draw, { width = 640, height = 400 } = {}) {
   function render({ model, el: host }) {
     const specs = model.get("_controls") || [];
@@ -362,12 +390,13 @@ function figure(draw, { width = 640, height = 400 } = {}) {
     const controls = specs.map((s) => buildControl(s, model, uid));
     controls.forEach((c) => controlBox.appendChild(c.wrap));
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "rope-fig-svg", role: "img", preserveAspectRatio: "xMidYMid meet" });
+    const canvas = drawingBox(svg, width, title);
     const readoutBox = document.createElement("div");
     readoutBox.className = "rope-fig-readouts";
     readoutBox.setAttribute("aria-live", "polite");
     const notes = document.createElement("p");
     notes.className = "rope-fig-notes";
-    host.append(controlBox, svg, readoutBox, notes);
+    host.append(controlBox, canvas, readoutBox, notes);
     const readouts = new Map();
     let draws = 0;
 

@@ -35,9 +35,37 @@ async function mount(host) {
   host.classList.add("rope-fig-ready");
 }
 
-for (const host of document.querySelectorAll(".rope-fig-static[data-figure]")) {
+// A keyboard reader should not need hundreds of Tab presses to reach a figure: after the theme's
+// "Skip to main content" link, one link per figure ("Skip to figure: <title>") moves focus to the
+// figure's first control. Like the theme's skip link, it shows only while it has focus.
+function skipLinks(hosts) {
+  const anchor = document.getElementById("pst-skip-link") || document.querySelector(".skip-link");
+  if (!anchor || !hosts.length) return;
+  let after = anchor;
+  hosts.forEach((host, i) => {
+    if (!host.id) host.id = `rope-figure-${i + 1}`;
+    const wrap = document.createElement("div");
+    wrap.className = "skip-link rope-fig-skip d-print-none";
+    const link = document.createElement("a");
+    link.href = `#${host.id}`;
+    link.textContent = `Skip to figure: ${host.getAttribute("aria-label") || host.dataset.figure}`;
+    link.addEventListener("click", (e) => {
+      const first = host.querySelector("[data-control]");
+      if (!first) return;
+      e.preventDefault();
+      host.scrollIntoView({ block: "start" });
+      first.focus();
+    });
+    wrap.appendChild(link);
+    after.after(wrap);
+    after = wrap;
+  });
+}
+
+const hosts = [...document.querySelectorAll(".rope-fig-static[data-figure]")];
+Promise.allSettled(hosts.map((host) =>
   mount(host).catch((err) => {
     host.classList.add("rope-fig-error");
     console.error(`rope-edu figure ${host.dataset.figure}: ${err}`);
-  });
-}
+  }),
+)).then(() => skipLinks(hosts.filter((h) => h.classList.contains("rope-fig-ready"))));
