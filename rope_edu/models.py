@@ -145,8 +145,12 @@ def _rope_block(cfg: _Config) -> tuple[dict[str, Any], str]:
         (n1, b1), (n2, b2) = blocks
         clash = sorted(k for k in set(b1) & set(b2) if b1[k] != b2[k])
         if clash:
+            # transformers 5 replaces rope_parameters by rope_scaling wholesale, so a base stated only in
+            # rope_parameters is silently lost (and the config class's default_theta used instead)
+            values = "; ".join(f"{n1}.{k} = {b1[k]!r} but {n2}.{k} = {b2[k]!r}" for k in clash)
             raise ValueError(
-                f"rope_parameters and rope_scaling disagree on {', '.join(clash)}; give one of them"
+                f"rope_parameters and rope_scaling disagree: {values}. transformers 5 would keep rope_scaling "
+                "only and drop the rest of rope_parameters (its rope_theta included); give one of them"
             )
         return {**b1, **b2}, "rope_scaling"
     return blocks[0][1], blocks[0][0]
@@ -222,17 +226,30 @@ def _dynamic_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str
     }
 
 
-def _yarn_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False, **_: Any) -> dict[str, Any]:
     params: dict[str, Any] = {
         "factor": _param(block, "factor", where),
         "original_max_position_embeddings": _original_length(cfg, block, where),
     }
     # transformers: `rope_parameters.get("beta_fast") or 32`, `... or 1`, truncate defaults to True
-    for name, default in (("beta_fast", 32.0), ("beta_slow", 1.0), ("truncate", True)):
-        if block.get(name) is not None and (name == "truncate" or block[name]):
+    for name, default in (("beta_fast", 32.0), ("beta_slow", 1.0)):
+        if block.get(name):
             params[name] = block[name]
         else:
             cfg.defaults.append(f"{where}.{name} = {default!r} (transformers' YaRN default; the config does not state it)")
+    if nested:
+        # transformers' YaRN reads `config.rope_parameters.get("truncate", True)`: with parameters nested
+        # by layer type that is the outer dict, so a per-layer-type truncate is never read
+        outer = cfg.data["rope_parameters"]
+        truncate = outer.get("truncate", True)
+        if block.get("truncate") is not None and block["truncate"] != truncate:
+            cfg.defaults.append(f"{where}.truncate = {block['truncate']!r} is not read: transformers' YaRN reads "
+                                f"truncate from the top level of rope_parameters ({truncate!r})")
+        params["truncate"] = truncate
+    elif block.get("truncate") is not None:
+        params["truncate"] = block["truncate"]
+    else:
+        cfg.defaults.append(f"{where}.truncate = True (transformers' YaRN default; the config does not state it)")
     if block.get("attention_factor") is not None:
         params["attention_factor"] = block["attention_factor"]
     # transformers uses mscale / mscale_all_dim only when both are set and non-zero
@@ -274,7 +291,14 @@ def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: 
     return params
 
 
-#: transformers' ``rope_type`` -> (key of rope_edu.scaling.METHODS, parameter reader).
+def _proportional_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+    # transformers: `rope_parameters.get("factor", 1.0)` divides every frequency
+    if block.get("factor") is None:
+        return {}
+    return {"factor": block["factor"]}
+
+
+#: transformers' ``rope_type`` -> (key of rope_edu.scaling.METHODS or :data:`EXTRA_SCALINGS`, parameter reader).
 _SCALINGS: dict[str, tuple[str, Callable[..., dict[str, Any]]]] = {
     "default": ("default", _default_params),
     "linear": ("linear", _linear_params),
@@ -282,13 +306,14 @@ _SCALINGS: dict[str, tuple[str, Callable[..., dict[str, Any]]]] = {
     "yarn": ("yarn", _yarn_params),
     "llama3": ("llama3", _llama3_params),
     "longrope": ("longrope", _longrope_params),
+    "proportional": ("proportional", _proportional_params),
 }
 
 
 def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), default_theta: float | None = _HF_THETA,
                theta_source: str = "transformers' default_theta", block: dict | None = None, where: str | None = None,
                rename: Mapping[str, str] | None = None, allowed: Sequence[str] | None = None,
-               top_level_original: bool = False) -> _Rope:
+               top_level_original: bool = False, nested: bool = False) -> _Rope:
     if block is None:
         block, where = _rope_block(cfg)
     assert where is not None
@@ -308,12 +333,13 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
             f"expected one of {', '.join(repr(v) for v in valid)}"
         )
     method, reader = _SCALINGS[rope_type]
-    params = reader(cfg, block, where, top_level_first=top_level_original)
+    params = reader(cfg, block, where, top_level_first=top_level_original, nested=nested)
     return _Rope(base, method, params, where, dict(block))
 
 
 def _fraction(cfg: _Config, rope: _Rope, names: Sequence[str], default: float | None, source: str) -> tuple[float, str]:
-    """The rotated fraction of a head and the field it was read from."""
+    """The rotated fraction of a head and the field it was read from (stated twice: they must agree)."""
+    stated = []
     for name in names:
         for value, label in ((rope.block.get(name), f"{rope.where}.{name}"), (cfg.data.get(name), name)):
             if value is not None:
@@ -321,7 +347,12 @@ def _fraction(cfg: _Config, rope: _Rope, names: Sequence[str], default: float | 
                     raise TypeError(f"{label} must be a real number in (0, 1], got {value!r}")
                 if not 0.0 < float(value) <= 1.0:
                     raise ValueError(f"{label} must be a real number in (0, 1] (the rotated fraction of a head), got {value}")
-                return float(value), label
+                stated.append((float(value), label))
+    if len({v for v, _ in stated}) > 1:
+        raise ValueError("the config states different rotated fractions: "
+                         + ", ".join(f"{label} = {v!r}" for v, label in stated))
+    if stated:
+        return stated[0]
     if default is None:
         raise ValueError(f"the {cfg.model_type!r} config is missing the field {names[0]!r}")
     if default != 1.0:
@@ -353,16 +384,31 @@ def _no_partial(cfg: _Config, rope: _Rope) -> None:
 
 # --- layers -----------------------------------------------------------------------------------
 
+#: Layer types that are not softmax attention (linear attention, state-space, convolution or MLP-only
+#: blocks): they have no RoPE, and ``rope_spec(config, layer=i)`` says so (``uses_rope`` False).
+NOT_ATTENTION = frozenset({"linear_attention", "mamba", "mamba2", "conv", "ssm", "recurrent"})
 
-def _layer_types(cfg: _Config, build: Callable[[int], list[str]] | None, needed: bool) -> list[str] | None:
-    types = cfg.data.get("layer_types")
-    if types is not None:
-        if isinstance(types, str) or not all(isinstance(t, str) for t in types):
-            raise TypeError(f"layer_types must be a list of strings, got {types!r}")
-        return list(types)
-    if build is None or not (needed or cfg.has("num_hidden_layers")):
-        return None
-    return build(cfg.size("num_hidden_layers"))
+#: The two layer types of the local/global families, for messages and configs that list none.
+_LOCAL_GLOBAL = ("sliding_attention", "full_attention")
+
+
+def _check_types(types: Any, name: str = "layer_types") -> list[str]:
+    if isinstance(types, str) or not isinstance(types, Sequence) or not all(isinstance(t, str) for t in types):
+        raise TypeError(f"{name} must be a list of strings, got {types!r}")
+    return list(types)
+
+
+def _rope_flags(cfg: _Config, source: str, interval_default: int = 4) -> list[bool]:
+    """Per layer: does it use RoPE? ``no_rope_layers`` (1 = RoPE, 0 = NoPE), else every
+    ``no_rope_layer_interval``-th layer is NoPE (the config class builds the list that way)."""
+    flags = cfg.data.get("no_rope_layers")
+    if flags is None:
+        interval = _positive_int(cfg.default("no_rope_layer_interval", interval_default, source),
+                                 "no_rope_layer_interval")
+        flags = [int((i + 1) % interval != 0) for i in range(cfg.size("num_hidden_layers"))]
+    if isinstance(flags, str) or not all(isinstance(f, (bool, numbers.Integral)) for f in flags):
+        raise TypeError(f"no_rope_layers must be a list of 0/1 flags (1 = the layer uses RoPE), got {flags!r}")
+    return [bool(f) for f in flags]
 
 
 def _select_layer(cfg: _Config, layer_type: Any, layer: Any, types: list[str] | None,
@@ -372,7 +418,8 @@ def _select_layer(cfg: _Config, layer_type: Any, layer: Any, types: list[str] | 
         raise TypeError(f"layer_type must be a string such as 'full_attention', got {layer_type!r}")
     if layer is not None:
         layer = check_int(layer, "layer", 0)
-        n = len(types) if types is not None else cfg.size("num_hidden_layers")
+        count = next((k for k in ("num_hidden_layers", "n_layer", "num_layers") if cfg.has(k)), "num_hidden_layers")
+        n = len(types) if types is not None else cfg.size(count)
         if layer >= n:
             raise ValueError(f"layer must be a layer index in [0, {n}) for this config, got {layer}")
         if types is not None:
@@ -389,180 +436,457 @@ def _select_layer(cfg: _Config, layer_type: Any, layer: Any, types: list[str] | 
     return layer_type, layer
 
 
-def _rope_flags(cfg: _Config, source: str) -> list[bool]:
-    """Per layer: does it use RoPE? ``no_rope_layers`` (1 = RoPE, 0 = NoPE), else every
-    ``no_rope_layer_interval``-th layer is NoPE (the config class builds the list that way)."""
-    flags = cfg.data.get("no_rope_layers")
-    if flags is None:
-        interval = _positive_int(cfg.default("no_rope_layer_interval", 4, source), "no_rope_layer_interval")
-        flags = [int((i + 1) % interval != 0) for i in range(cfg.size("num_hidden_layers"))]
-    if isinstance(flags, str) or not all(isinstance(f, (bool, numbers.Integral)) for f in flags):
-        raise TypeError(f"no_rope_layers must be a list of 0/1 flags (1 = the layer uses RoPE), got {flags!r}")
-    return [bool(f) for f in flags]
+# --- the families, as data ----------------------------------------------------------------------
 
 
-def _uses_rope(cfg: _Config, flags: list[bool], types: list[str] | None, layer_type: str | None,
-               layer: int | None) -> bool:
-    """Whether the selected layer uses RoPE; an error when the selection covers layers that differ."""
-    if layer is not None:
-        if layer >= len(flags):
-            raise ValueError(f"layer {layer} is beyond no_rope_layers ({len(flags)} entries)")
-        return flags[layer]
-    chosen = flags
-    if layer_type is not None and types is not None:
-        chosen = [f for f, t in zip(flags, types) if t == layer_type]
-    if len(set(chosen)) > 1:
-        nope = [i for i, f in enumerate(flags) if not f]
-        raise ValueError(
-            f"layers of this {cfg.model_type!r} config differ: layers {nope} use no RoPE (no_rope_layers); "
-            "pass layer=index to choose one"
-        )
-    return chosen[0] if chosen else True
+@dataclass(frozen=True)
+class Family:
+    """One model family that :func:`rope_spec` reads, described by data.
+
+    Most families differ only in data: where the rotated dims sit and how many, the pair layout,
+    the default base, which layers rotate, how a per-layer-type config is keyed. The standard reader
+    (:func:`_read_family`) turns a configuration and these fields into a :class:`RopeSpec`; a family
+    whose code needs more (GPT-J's fixed table, MiniMind outside transformers) names its own ``read``.
+
+    Attributes
+    ----------
+    key, label : str
+        Key in :data:`FAMILIES`; the models it covers.
+    model_types : tuple of str
+        The ``model_type`` values of their configurations.
+    code : str
+        Where the family's RoPE code lives (the reference the tests compare with).
+    layout : {"half", "interleaved"}
+        Which coordinates of the rotated block form a pair in the family's apply function.
+    rotary : {"head", "fraction", "rotary_dim", "mla"}
+        How many dims rotate: the whole head (a stated ``partial_rotary_factor`` other than 1 is an
+        error: the family's code would ignore it or fail); the leading ``int(head_dim * fraction)``
+        dims (``fraction_keys``, default ``default_fraction``); the leading ``rotary_dim`` dims; or
+        multi-head latent attention: ``qk_rope_head_dim`` dims after ``qk_nope_head_dim`` pass-through dims.
+    fraction_keys : tuple of str
+        Fields naming the rotated fraction (v5 ``partial_rotary_factor``, GPT-NeoX's v4 ``rotary_pct``).
+    default_fraction : float
+        The config class's default fraction.
+    theta_keys : tuple of str
+        Top-level fields naming the base (v4 ``rope_theta``, GPT-NeoX's ``rotary_emb_base``).
+    default_theta : float or mapping
+        The config class's ``default_theta``, one value or one per layer type.
+    head : str
+        ``"head_dim"``: ``head_dim`` when stated, else ``hidden_size // num_attention_heads``;
+        ``"split"``: always the latter; any other name: that field (JetMoE's ``kv_channels``).
+    qk_norm : str
+        Key in :data:`QK_NORM`.
+    rope_types : tuple of str or None
+        Layer types whose attention rotates; other attention layers use no RoPE (Cohere 2 and
+        EXAONE 4 rotate sliding-window layers only). None: every attention layer.
+    windowless : {"keep", "all", "none"}
+        With ``rope_types`` and a config whose ``sliding_window`` is None: ``rope_types`` still
+        decide (``"keep"``), every layer rotates (EXAONE 4: the code tests the window), or none does
+        (Cohere 2: only layers with a window rotate).
+    nope_list : str or None
+        A per-layer list field whose falsy entries mark NoPE layers (MuseGlimmer's ``layer_rope_theta``).
+    nope_indices : str or None
+        A field listing layer indices without RoPE (Mllama's ``cross_attention_layers``).
+    attention_indices : str or None
+        A field listing the layers that have attention (Bamba's ``attn_layer_indices``); the others
+        are state-space layers without RoPE, when a config lists no ``layer_types``.
+    switch : tuple or None
+        ``(field, value, default)``: the family uses RoPE only when ``field`` (default ``default``)
+        equals ``value`` (GraniteMoeHybrid's ``position_embedding_type = "rope"``); otherwise no layer rotates.
+    clockwise : bool
+        The family's ``rotate_half`` has flipped signs: pairs turn by :math:`-m\\theta_i` (NanoChat).
+    cycle_types : str or None
+        A field listing a cycle of layer types that repeats over the layers (RecurrentGemma's
+        ``block_types``), read when a config lists no ``layer_types``.
+    pattern : tuple or None
+        ``(field, default)`` that builds ``layer_types`` when a config lists none: every
+        ``field``-th layer is ``full_attention``, the others ``sliding_attention`` (Gemma 3).
+    nope_layers : tuple or None
+        ``(interval default, RoPE layer type, NoPE layer type)``: the family reads ``no_rope_layers``
+        or ``no_rope_layer_interval`` (SmolLM3, Llama 4), and names the layer types by them.
+    local_theta : tuple or None
+        ``(field, layer type)``: a v4 config's separate base for that layer type (Gemma 3's
+        ``rope_local_base_freq``), whose layers then use plain RoPE.
+    flat_types : tuple of str or None
+        Layer types a v4 (flat) ``rope_theta``/``rope_scaling`` reaches; the other types keep the
+        config class's default base and plain RoPE (OLMo 3's config class does this).
+    interleave : tuple or None
+        ``(field, default)``: a flag that switches MLA families between interleaved pairs written
+        back half-split (``True``) and half-split pairs (DeepSeek-V3's ``rope_interleave``).
+    output_layout : str or None
+        The order the code writes the rotated pairs back, when it differs from ``layout``.
+    mrope : tuple or None
+        ``(assignment, default mrope_section)`` for M-RoPE families.
+    scalings : tuple of str or None
+        The ``rope_type`` values the family accepts (None: every one :func:`rope_spec` knows).
+    rename : mapping
+        ``rope_type`` aliases the config class rewrites (Phi-3: ``"su"`` -> ``"longrope"``).
+    default_block : mapping or None
+        RoPE parameters the config class fills in when a config gives none (GPT-OSS's YaRN).
+    top_level_original : bool
+        A top-level ``original_max_position_embeddings`` wins over the RoPE dict's (Phi-3).
+    extra : callable or None
+        ``extra(cfg, parts) -> dict`` for fields beyond RoPE itself that the family's attention
+        applies (Llama 4's NoPE temperature, MLA's softmax scale).
+    read : callable or None
+        ``read(cfg, layer_type, layer) -> dict`` replacing the standard reader.
+    """
+
+    key: str
+    label: str
+    model_types: tuple[str, ...]
+    code: str
+    layout: str = "half"
+    rotary: str = "head"
+    fraction_keys: tuple[str, ...] = ("partial_rotary_factor",)
+    default_fraction: float = 1.0
+    theta_keys: tuple[str, ...] = ("rope_theta",)
+    default_theta: float | Mapping[str, float] = _HF_THETA
+    head: str = "head_dim"
+    qk_norm: str = "none"
+    rope_types: tuple[str, ...] | None = None
+    windowless: str = "keep"
+    nope_list: str | None = None
+    nope_indices: str | None = None
+    attention_indices: str | None = None
+    switch: tuple[str, Any, Any] | None = None
+    clockwise: bool = False
+    pattern: tuple[str, int] | None = None
+    cycle_types: str | None = None
+    nope_layers: tuple[int, str, str] | None = None
+    local_theta: tuple[str, str] | None = None
+    flat_types: tuple[str, ...] | None = None
+    interleave: tuple[str, bool] | None = None
+    output_layout: str | None = None
+    mrope: tuple[str, tuple[int, int, int]] | None = None
+    scalings: tuple[str, ...] | None = None
+    rename: Mapping[str, str] = field(default_factory=dict, repr=False)
+    default_block: Mapping[str, Any] | None = field(default=None, repr=False)
+    top_level_original: bool = False
+    extra: Callable[[_Config, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
+    read: Callable[[_Config, Any, Any], dict[str, Any]] | None = field(default=None, repr=False)
+
+    def theta_default(self, layer_type: str | None) -> float:
+        if isinstance(self.default_theta, Mapping):
+            if layer_type in self.default_theta:
+                return float(self.default_theta[layer_type])
+            return float(self.default_theta["*"])
+        return float(self.default_theta)
 
 
-def _plain_layers(cfg: _Config, layer_type: Any, layer: Any) -> tuple[str | None, int | None]:
-    """Families whose RoPE is the same in every layer: only check the selection."""
-    types = _layer_types(cfg, None, False)
-    return _select_layer(cfg, layer_type, layer, types)
+def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> list[str]:
+    """The keys ``rope_parameters`` is nested under (layer types), or [] for a flat dict."""
+    if not isinstance(block, Mapping):
+        return []
+    labels = set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rope_types or ())
+    if family.nope_layers:
+        labels |= set(family.nope_layers[1:])
+    return [k for k, v in block.items() if k in labels and (v is None or isinstance(v, Mapping))]
 
 
-# --- family readers: one small function each ---------------------------------------------------
-
-
-def _llama_like(qk_norm: str = "none", default_theta: float = _HF_THETA, theta_source: str = "transformers' default_theta"):
-    def read(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-        layer_type, layer = _plain_layers(cfg, layer_type, layer)
-        rope = _read_rope(cfg, default_theta=default_theta, theta_source=theta_source)
-        _no_partial(cfg, rope)
-        head_dim = _head_dim(cfg)
-        return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, qk_norm=qk_norm,
-                    layer_type=layer_type, layer=layer)
-    return read
-
-
-def _read_smollm3(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    types = _layer_types(cfg, None, False)
-    layer_type, layer = _select_layer(cfg, layer_type, layer, types)
-    flags = _rope_flags(cfg, "SmolLM3Config default")
-    rope = _read_rope(cfg, default_theta=2_000_000.0, theta_source="SmolLM3Config.default_theta")
-    _no_partial(cfg, rope)
-    head_dim = _head_dim(cfg)
-    return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, layer_type=layer_type,
-                layer=layer, uses_rope=_uses_rope(cfg, flags, types, layer_type, layer))
-
-
-def _read_llama4(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    flags = _rope_flags(cfg, "Llama4TextConfig default")
+def _layer_types_of(family: Family, cfg: _Config, needed: bool) -> list[str] | None:
     types = cfg.data.get("layer_types")
-    if types is None:
-        # Llama4TextConfig builds them this way: RoPE layers do chunked attention, NoPE layers full attention
-        types = ["chunked_attention" if f else "full_attention" for f in flags]
-    types = _layer_types(_Config({"layer_types": types}, cfg.model_type), None, False)
-    layer_type, layer = _select_layer(cfg, layer_type, layer, types)
-    uses_rope = _uses_rope(cfg, flags, types, layer_type, layer)
-    rope = _read_rope(cfg, default_theta=500_000.0, theta_source="Llama4TextConfig.default_theta")
-    _no_partial(cfg, rope)
-    head_dim = _head_dim(cfg)
-    qk = bool(cfg.default("use_qk_norm", True, "Llama4TextConfig default"))
-    temperature = None
-    if not uses_rope and cfg.default("attn_temperature_tuning", True, "Llama4TextConfig default"):
-        temperature = (float(cfg.default("floor_scale", 8192, "Llama4TextConfig default")),
-                       float(cfg.default("attn_scale", 0.1, "Llama4TextConfig default")))
-    return dict(head_dim=head_dim, rotary_dim=head_dim, layout="interleaved", rope=rope,
-                qk_norm="after_rope" if (qk and uses_rope) else "none", layer_type=layer_type, layer=layer,
-                uses_rope=uses_rope, temperature_tuning=temperature)
+    if types is not None:
+        return _check_types(types)
+    if family.nope_layers is not None and (needed or cfg.has("num_hidden_layers") or cfg.has("no_rope_layers")):
+        interval, rope_type, nope_type = family.nope_layers
+        flags = _rope_flags(cfg, f"{family.label} config default", interval)
+        return [rope_type if f else nope_type for f in flags]
+    if family.attention_indices is not None and cfg.has("num_hidden_layers"):
+        listed = cfg.data.get(family.attention_indices) or ()
+        return ["full_attention" if i in listed else "mamba" for i in range(cfg.size("num_hidden_layers"))]
+    if family.cycle_types is not None and cfg.has(family.cycle_types) and cfg.has("num_hidden_layers"):
+        cycle = _check_types(cfg.data[family.cycle_types], family.cycle_types)
+        return [cycle[i % len(cycle)] for i in range(cfg.size("num_hidden_layers"))]
+    if family.pattern is not None and (needed or cfg.has("num_hidden_layers")):
+        name, default = family.pattern
+        every = _positive_int(cfg.default(name, default, f"{family.label} config default"), name)
+        return ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(cfg.size("num_hidden_layers"))]
+    return None
 
 
-def _read_gemma3(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    known = ("sliding_attention", "full_attention")
+def _layer_kind(family: Family, cfg: _Config, types: list[str] | None, nested: list[str], flags: list[bool] | None,
+                index: int | None, layer_type: str | None) -> tuple[bool, str | None, str]:
+    """(uses RoPE, the key of its RoPE parameters, why not) for one layer (or one layer type)."""
+    if layer_type in NOT_ATTENTION:
+        return False, None, f"a {layer_type!r} layer has no attention, so no RoPE"
+    if family.switch is not None:
+        name, on, default = family.switch
+        value = cfg.default(name, default, f"{family.label} config default")
+        if value != on:
+            return False, None, f"{name} = {value!r}: {family.label} uses RoPE only when it is {on!r}"
+    if family.rope_types is not None and family.windowless != "keep" and not cfg.has("sliding_window"):
+        if family.windowless == "none":
+            return False, None, f"{family.label} rotates only layers with a sliding window, and sliding_window is None"
+    elif family.rope_types is not None and layer_type is not None and layer_type not in family.rope_types:
+        return False, None, f"{family.label} applies RoPE only in {', '.join(map(repr, family.rope_types))} layers"
+    if family.nope_list is not None and index is not None:
+        marks = cfg.data.get(family.nope_list)
+        if marks is not None:
+            if isinstance(marks, str) or not isinstance(marks, Sequence) or index >= len(marks):
+                raise ValueError(f"{family.nope_list} must list one entry per layer, got {marks!r}")
+            if not marks[index]:
+                return False, None, f"{family.nope_list}[{index}] = {marks[index]!r} marks a NoPE layer"
+    if family.nope_indices is not None and index is not None:
+        listed = cfg.data.get(family.nope_indices) or ()
+        if index in listed:
+            return False, None, f"layer {index} is in {family.nope_indices} (no self-attention, no RoPE)"
+    if flags is not None and index is not None:
+        if index >= len(flags):
+            raise ValueError(f"layer {index} is beyond no_rope_layers ({len(flags)} entries)")
+        if not flags[index]:
+            return False, None, "no_rope_layers marks this layer NoPE"
+    if nested:
+        block = cfg.data["rope_parameters"]
+        if layer_type not in block:
+            raise ValueError(f"rope_parameters is nested by layer type ({', '.join(map(repr, nested))}) but has no "
+                             f"entry for {layer_type!r}")
+        if block[layer_type] is None:
+            return False, None, f"rope_parameters[{layer_type!r}] is null: those layers use no RoPE"
+        return True, layer_type, ""
+    if family.local_theta is not None or family.flat_types is not None:
+        return True, layer_type, ""
+    return True, None, ""
 
-    def build(n: int) -> list[str]:
-        pattern = _positive_int(cfg.default("sliding_window_pattern", 6, "Gemma3TextConfig default"),
-                                "sliding_window_pattern")
-        return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
 
-    types = _layer_types(cfg, build, layer is not None)
-    layer_type, layer = _select_layer(cfg, layer_type, layer, types, known=known)
-    if layer_type is None:
-        raise ValueError(
-            "layer_type is required for Gemma 3: local layers ('sliding_attention') and global layers "
-            "('full_attention') use different RoPE bases; pass layer_type=... or layer=index"
-        )
-    params = cfg.data.get("rope_parameters")
-    if isinstance(params, Mapping) and any(k in params for k in known):
-        # transformers v5: one RoPE dict per layer type
-        block = params.get(layer_type)
+def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
+    """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
+    common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original)
+    source = f"{family.label} config default_theta"
+    if nested:
+        where = f"rope_parameters[{key!r}]"
+        block = cfg.data["rope_parameters"][key]
         if not isinstance(block, Mapping):
-            raise ValueError(f"rope_parameters has no dict for layer type {layer_type!r}")
+            raise TypeError(f"{where} must be a dict, got {block!r}")
         block = dict(block)
-        rope = _read_rope(cfg, theta_keys=(), block=block, where=f"rope_parameters[{layer_type!r}]",
-                          default_theta=1_000_000.0 if layer_type == "full_attention" else 10_000.0,
-                          theta_source="Gemma3TextConfig.default_theta")
-    elif layer_type == "full_attention":
-        # config.json as published: rope_theta and rope_scaling belong to the global layers
-        rope = _read_rope(cfg, default_theta=1_000_000.0, theta_source="Gemma3TextConfig.default_theta['global']")
+        if "type" in block and "rope_type" not in block:
+            block["rope_type"] = block.pop("type")
+        # v4 names for the same values must agree with the nested ones
+        keys = tuple(family.theta_keys)
+        if family.local_theta is not None and key == family.local_theta[1]:
+            keys = (family.local_theta[0],)
+        elif family.flat_types is not None and key not in family.flat_types:
+            keys = ()  # a v4 rope_theta does not reach these layers (see flat_types)
+        rope = _read_rope(cfg, theta_keys=keys, block=block, where=where, default_theta=family.theta_default(key),
+                          theta_source=source, nested=True, **common)
+        return rope
+    if family.local_theta is not None and key == family.local_theta[1]:
+        # config.json as written by transformers 4: rope_theta and rope_scaling belong to the other
+        # layers; these use plain RoPE with their own base
+        return _read_rope(cfg, theta_keys=(family.local_theta[0],), block={"rope_type": "default"},
+                          where=f"({key} layers)", default_theta=family.theta_default(key), theta_source=source)
+    if family.flat_types is not None and key is not None and key not in family.flat_types:
+        # the config class gives these layers plain RoPE at its default base, whatever rope_theta says
+        base = family.theta_default(key)
+        stated = [k for k in family.theta_keys if cfg.has(k)]
+        note = (f" (it ignores {stated[0]} = {cfg.data[stated[0]]!r} for them)" if stated
+                and float(cfg.data[stated[0]]) != base else "")
+        cfg.defaults.append(f"{key} layers: rope_theta = {base!r}, no scaling ({family.label} config class; a flat "
+                            f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
+        return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
+    block, where = _rope_block(cfg)
+    if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
+        cfg.defaults.append(f"rope_parameters = {dict(family.default_block)!r} ({family.label} config default; "
+                            "the config does not state it)")
+        block = {**family.default_block, **block}
+    return _read_rope(cfg, theta_keys=family.theta_keys, block=block, where=where,
+                      default_theta=family.theta_default(key), theta_source=source, **common)
+
+
+def _head_size(family: Family, cfg: _Config) -> int:
+    if family.head == "split":
+        return _split_heads(cfg)
+    if family.head != "head_dim":
+        return cfg.size(family.head)
+    return _head_dim(cfg)
+
+
+def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
+    """head_dim, rotary_dim, rotary_offset (and the proportional fields) from the family's rule."""
+    if family.rotary == "mla":
+        # the rotary part is qk_rope_head_dim (a config's partial_rotary_factor, where it states one, is
+        # qk_rope_head_dim over the whole query head; DeepseekV3Config sets head_dim to the rotary part)
+        rope_dim, nope_dim = cfg.size("qk_rope_head_dim"), cfg.size("qk_nope_head_dim")
+        return dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim)
+    head_dim = _head_size(family, cfg)
+    if family.rotary == "head":
+        _no_partial(cfg, rope)
+        return dict(head_dim=head_dim, rotary_dim=head_dim)
+    if family.rotary == "rotary_dim":
+        rotary_dim = _positive_int(cfg.require("rotary_dim"), "rotary_dim")
+        if rotary_dim % 2 or rotary_dim > head_dim:
+            raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
+        return dict(head_dim=head_dim, rotary_dim=rotary_dim)
+    fraction, label = _fraction(cfg, rope, family.fraction_keys, family.default_fraction,
+                                f"{family.label} config default")
+    if rope.method == "proportional":
+        # Gemma 4's global layers: the table covers the whole head (pairs (i, i + head_dim/2)); the
+        # first int(fraction * head_dim) // 2 pairs turn at base**(-2i/head_dim), the others not at all
+        pairs = int(fraction * head_dim // 2)
+        if pairs <= 0:
+            raise ValueError(f"{label} = {fraction} leaves no rotating pair in a head of {head_dim}")
+        return dict(head_dim=head_dim, rotary_dim=head_dim, rotating_pairs=pairs)
+    return dict(head_dim=head_dim, rotary_dim=_rotated(head_dim, fraction, label))
+
+
+def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str | None) -> tuple[_Rope, dict[str, Any]]:
+    """A layer without RoPE: the RoPE the config states for it or, where it states none, the config
+    class's default (:meth:`RopeSpec.apply` leaves such a layer alone; the rest is for reference)."""
+    if nested:
+        key = layer_type if cfg.data["rope_parameters"].get(layer_type) is not None else None
     else:
-        # ... and the local layers use plain RoPE with rope_local_base_freq
-        rope = _read_rope(cfg, theta_keys=("rope_local_base_freq",), block={"rope_type": "default"},
-                          where="(local layers)", default_theta=10_000.0,
-                          theta_source="Gemma3TextConfig.default_theta['local']")
-    _no_partial(cfg, rope)
-    head_dim = _head_dim(cfg)
-    return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, qk_norm="before_rope",
-                layer_type=layer_type, layer=layer)
+        key = layer_type if (family.local_theta or family.flat_types) else None
+    if not nested or key is not None:
+        rope = _rope_for(family, cfg, key, nested)
+        return rope, _rotary_part(family, cfg, rope)
+    rope = _Rope(family.theta_default(layer_type), "default", {}, "(no RoPE)", {})
+    if family.rotary == "mla":
+        nope_dim, rope_dim = cfg.size("qk_nope_head_dim"), cfg.size("qk_rope_head_dim")
+        return rope, dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim)
+    head_dim = _head_size(family, cfg)
+    return rope, dict(head_dim=head_dim, rotary_dim=head_dim)
 
 
-def _read_deepseek_v3(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
-    rope_dim, nope_dim = cfg.size("qk_rope_head_dim"), cfg.size("qk_nope_head_dim")
-    rope = _read_rope(cfg)
-    _no_partial(cfg, rope)
-    interleave = cfg.default("rope_interleave", True, "DeepseekV3Config default")
-    # DeepseekV3Attention.scaling: qk_head_dim**-0.5 times mscale(factor, mscale_all_dim)**2 whenever
-    # rope_type is not "default" and mscale_all_dim is set (yarn_get_mscale is 1 for factor <= 1).
-    softmax = 1.0
+def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+    """The standard reader: a configuration and a family's data -> RopeSpec ingredients."""
+    types = _layer_types_of(family, cfg, layer is not None)
+    known: tuple[str, ...] = ()
+    if family.pattern or family.local_theta or family.flat_types or family.rope_types:
+        known = tuple(family.rope_types or ()) + _LOCAL_GLOBAL
+    if family.nope_layers:
+        known += tuple(family.nope_layers[1:])
+    layer_type, layer = _select_layer(cfg, layer_type, layer, types, known=known)
+    nested = _nested_keys(family, cfg.data.get("rope_parameters"), types)
+    flags = _rope_flags(cfg, f"{family.label} config default", family.nope_layers[0]) if family.nope_layers else None
+    per_type = bool(nested) or family.local_theta is not None or family.flat_types is not None
+    # the layers the selection covers, and what each does
+    if types is None and layer is None and (family.nope_list or family.nope_indices) and cfg.has("num_hidden_layers"):
+        types = [None] * cfg.size("num_hidden_layers")  # type: ignore[list-item]
+    if layer is not None:
+        chosen = [(layer, layer_type)]
+    elif types is not None:
+        chosen = [(i, t) for i, t in enumerate(types) if layer_type is None or t == layer_type]
+    else:
+        chosen = [(None, layer_type)]
+    kinds = {}
+    for i, t in chosen:
+        if per_type and t is None:
+            raise ValueError(
+                f"layer_type is required for {family.label}: its layer types use different RoPE settings and this "
+                f"config lists no layer_types; pass layer_type=... ({', '.join(map(repr, nested or _LOCAL_GLOBAL))}) "
+                "or layer=index"
+            )
+        kinds.setdefault(_layer_kind(family, cfg, types, nested, flags, i, t), []).append(i)
+    if len(kinds) > 1:
+        where = "; ".join(f"layers {idx if len(idx) < 9 else str(idx[:8])[:-1] + ', ...]'}: "
+                          + (f"RoPE ({key})" if uses and key else "RoPE" if uses else "no RoPE")
+                          for (uses, key, _), idx in kinds.items())
+        raise ValueError(
+            f"layers of this {cfg.model_type!r} config differ ({where}); pass layer=index "
+            + ("or layer_type=..." if types is not None else "") + " to choose one (layer_type is required when "
+            "the layer types differ)"
+        )
+    (uses_rope, key, why), = kinds
+    cfg = _overlay(cfg, [i for i, _ in chosen])
+    if uses_rope:
+        rope = _rope_for(family, cfg, key, nested)
+        parts = _rotary_part(family, cfg, rope)
+    else:
+        rope, parts = _nope_parts(family, cfg, nested, layer_type)
+        parts["no_rope_reason"] = why
+    layout, output = family.layout, family.output_layout
+    if family.interleave is not None:
+        name, default = family.interleave
+        flag = cfg.default(name, default, f"{family.label} config default")
+        layout, output = ("interleaved", "half") if flag else ("half", "half")
+    parts.update(layout=layout, output_layout=output or layout, rope=rope, qk_norm=family.qk_norm,
+                 layer_type=layer_type, layer=layer, uses_rope=uses_rope)
+    if family.mrope is not None and uses_rope:
+        assignment, default_section = family.mrope
+        section = rope.block.get("mrope_section")
+        if section is None:
+            section = default_section
+            cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
+                                "embedding default; the config does not state it)")
+        if mrope_axes(section, assignment=assignment).size != parts["rotary_dim"] // 2:
+            raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to "
+                             f"rotary_dim // 2 = {parts['rotary_dim'] // 2}")
+        parts.update(mrope_section=tuple(int(v) for v in section), mrope_assignment=assignment)
+    if family.clockwise:
+        parts["clockwise"] = True
+    if family.extra is not None:
+        parts.update(family.extra(cfg, parts))
+    return parts
+
+
+def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
+    """``per_layer_config`` (transformers 5: per-layer overrides such as Gemma 4's global ``head_dim``)
+    applied for the selected layers, which must agree."""
+    table = cfg.data.get("per_layer_config")
+    if not table or layers == [None]:
+        return cfg
+    if not isinstance(table, Mapping):
+        raise TypeError(f"per_layer_config must be a dict of per-layer overrides, got {table!r}")
+    found = [dict(table.get(str(i), table.get(i)) or {}) for i in layers if i is not None]
+    if any(f != found[0] for f in found):
+        raise ValueError("per_layer_config gives the selected layers different settings; pass layer=index")
+    if not found[0]:
+        return cfg
+    out = _Config({**cfg.data, **found[0]}, cfg.model_type)
+    out.defaults = cfg.defaults
+    return out
+
+
+# --- what some attention layers add (shared rules) ---------------------------------------------
+
+
+def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """Llama 4: L2 QK-norm after RoPE (RoPE layers); NoPE layers scale queries by a temperature."""
+    qk = bool(cfg.default("use_qk_norm", True, "Llama4TextConfig default"))
+    out: dict[str, Any] = {"qk_norm": "after_rope" if (qk and parts["uses_rope"]) else "none"}
+    if not parts["uses_rope"] and cfg.default("attn_temperature_tuning", True, "Llama4TextConfig default"):
+        out["temperature_tuning"] = (float(cfg.default("floor_scale", 8192, "Llama4TextConfig default")),
+                                     float(cfg.default("attn_scale", 0.1, "Llama4TextConfig default")))
+    return out
+
+
+def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """DeepSeek-style attention: ``scaling = qk_head_dim**-0.5 * mscale(factor, mscale_all_dim)**2``
+    whenever ``rope_type`` is not "default" and ``mscale_all_dim`` is set (1 for factor <= 1)."""
+    rope: _Rope = parts["rope"]
     all_dim = rope.block.get("mscale_all_dim")
-    if rope.method != "default" and all_dim:
-        factor = float(_param(rope.block, "factor", rope.where))
-        m = 1.0 if factor <= 1 else 0.1 * float(all_dim) * math.log(factor) + 1.0
-        softmax = m * m
-    return dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim,
-                layout="interleaved" if interleave else "half", output_layout="half", rope=rope,
-                softmax_scale_factor=softmax, layer_type=layer_type, layer=layer)
+    if not parts["uses_rope"] or rope.method == "default" or not all_dim:
+        return {}
+    factor = float(_param(rope.block, "factor", rope.where))
+    m = 1.0 if factor <= 1 else 0.1 * float(all_dim) * math.log(factor) + 1.0
+    return {"softmax_scale_factor": m * m}
 
 
-def _read_phi3(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
-    # Phi3Config renames the old types "su" and "yarn" to "longrope" and accepts only default/longrope
-    rope = _read_rope(cfg, rename={"su": "longrope", "yarn": "longrope"}, allowed=("default", "longrope"),
-                      top_level_original=True)
-    head_dim = _head_dim(cfg)
-    fraction, label = _fraction(cfg, rope, ("partial_rotary_factor",), 1.0, "Phi3Config default")
-    return dict(head_dim=head_dim, rotary_dim=_rotated(head_dim, fraction, label), layout="half", rope=rope,
-                layer_type=layer_type, layer=layer)
+def _query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """Ministral 3 / Mistral 4: after RoPE, queries are multiplied by
+    ``1 + llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))``."""
+    rope: _Rope = parts["rope"]
+    if not parts["uses_rope"]:
+        return {}
+    beta = rope.block.get("llama_4_scaling_beta")
+    if beta is None:
+        raise ValueError(f"{rope.where} has no llama_4_scaling_beta, which {cfg.model_type!r} attention multiplies "
+                         "into its query scale (transformers fails without it)")
+    length = rope.block.get("original_max_position_embeddings")
+    if length is None:
+        length = cfg.require("original_max_position_embeddings", " (the query scale's length)")
+    return {"query_scale": (float(_positive_int(length, "original_max_position_embeddings")), float(beta))}
 
 
-def _read_phi(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
-    rope = _read_rope(cfg)
-    head_dim = _head_dim(cfg)
-    fraction, label = _fraction(cfg, rope, ("partial_rotary_factor",), 0.5, "PhiConfig default")
-    qk = bool(cfg.default("qk_layernorm", False, "PhiConfig default"))
-    return dict(head_dim=head_dim, rotary_dim=_rotated(head_dim, fraction, label), layout="half", rope=rope,
-                qk_norm="before_rope" if qk else "none", layer_type=layer_type, layer=layer)
+def _mla_query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    return {**_mla_softmax_extra(cfg, parts), **_query_scale_extra(cfg, parts)}
 
 
-def _read_gpt_neox(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
-    rope = _read_rope(cfg, theta_keys=("rope_theta", "rotary_emb_base"))
-    head_dim = _split_heads(cfg)  # GPTNeoXAttention: hidden_size // num_attention_heads
-    fraction, label = _fraction(cfg, rope, ("partial_rotary_factor", "rotary_pct"), 0.25, "GPTNeoXConfig default")
-    return dict(head_dim=head_dim, rotary_dim=_rotated(head_dim, fraction, label), layout="half", rope=rope,
-                layer_type=layer_type, layer=layer)
+# --- family readers for code outside the standard rules ----------------------------------------
 
 
 def _read_gptj(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
+    layer_type, layer = _select_layer(cfg, layer_type, layer, None)
     for name in ("rope_theta", "rope_scaling", "rope_parameters"):
         if cfg.has(name):
             raise ValueError(f"{name} is set, but GPT-J's code has no such field: its base is fixed at 10000 "
@@ -582,31 +906,6 @@ def _read_gptj(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
     rope = _Rope(10000.0, "default", {}, "(fixed in GPT-J's code)", {})
     return dict(head_dim=head_dim, rotary_dim=rotary_dim, layout="interleaved", rope=rope,
                 max_positions=_positive_int(positions, "n_positions"), layer_type=layer_type, layer=layer)
-
-
-def _read_glm(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
-    rope = _read_rope(cfg)
-    head_dim = _head_dim(cfg)
-    fraction, label = _fraction(cfg, rope, ("partial_rotary_factor",), 0.5, "GlmConfig / Glm4Config default")
-    return dict(head_dim=head_dim, rotary_dim=_rotated(head_dim, fraction, label), layout="interleaved", rope=rope,
-                layer_type=layer_type, layer=layer)
-
-
-def _read_gpt_oss(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _plain_layers(cfg, layer_type, layer)
-    block, where = _rope_block(cfg)
-    if not block or set(block) <= {"rope_theta"}:
-        # GptOssConfig fills in this YaRN setting when the config gives no RoPE parameters
-        default = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False,
-                   "original_max_position_embeddings": 4096}
-        cfg.defaults.append(f"rope_parameters = {default!r} (GptOssConfig default; the config does not state it)")
-        block = {**default, **block}
-    rope = _read_rope(cfg, block=block, where=where, default_theta=150_000.0,
-                      theta_source="GptOssConfig.default_theta")
-    _no_partial(cfg, rope)
-    head_dim = _head_dim(cfg)
-    return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, layer_type=layer_type, layer=layer)
 
 
 def _read_minimind(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
@@ -657,78 +956,177 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
     return _Rope(base, "yarn", params, where, block)
 
 
-def _read_qwen_vl(assignment: str, default_section: tuple[int, int, int], qk_norm: str = "none"):
-    """Language models of Qwen2-VL, Qwen2.5-VL, Qwen3-VL: M-RoPE (:func:`rope_edu.multidim.apply_mrope`)."""
-    def read(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-        layer_type, layer = _plain_layers(cfg, layer_type, layer)
-        rope = _read_rope(cfg, rename={"mrope": "default"})  # transformers reads rope_type "mrope" as default
-        _no_partial(cfg, rope)
-        head_dim = _head_dim(cfg)
-        section = rope.block.get("mrope_section")
-        if section is None:
-            section = default_section
-            cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
-                                "embedding default; the config does not state it)")
-        if mrope_axes(section, assignment=assignment).size != head_dim // 2:
-            raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to head_dim // 2 = {head_dim // 2}")
-        return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, qk_norm=qk_norm,
-                    layer_type=layer_type, layer=layer, mrope_section=tuple(int(v) for v in section),
-                    mrope_assignment=assignment)
-    return read
+_F = Family
+# MLA families whose attention always reads interleaved pairs and writes them back half-split
+_MLA_INTERLEAVED = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
+_HALF_PARTIAL = dict(rotary="fraction")
+_GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention": 1_000_000.0, "*": 1_000_000.0})
+_GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                                  "truncate": False, "original_max_position_embeddings": 4096})
 
-
-@dataclass(frozen=True)
-class Family:
-    """One model family that :func:`rope_spec` reads.
-
-    Attributes
-    ----------
-    key : str
-        Key in :data:`FAMILIES`.
-    label : str
-        The models it covers.
-    model_types : tuple of str
-        The ``model_type`` values of their configurations.
-    code : str
-        Where the family's RoPE code lives (the reference the tests compare with).
-    read : callable
-        ``read(cfg, layer_type, layer) -> dict`` of :class:`RopeSpec` ingredients.
-    """
-
-    key: str
-    label: str
-    model_types: tuple[str, ...]
-    code: str
-    read: Callable[[_Config, Any, Any], dict[str, Any]] = field(repr=False)
-
-
+#: Every family :func:`rope_spec` reads, by key: one row of data each (see :class:`Family`).
 FAMILIES: dict[str, Family] = {f.key: f for f in [
-    Family("llama", "Llama 2, Llama 3.x, Code Llama", ("llama",), "transformers.models.llama",
-           _llama_like()),
-    Family("mistral", "Mistral", ("mistral",), "transformers.models.mistral", _llama_like()),
-    Family("qwen2", "Qwen2, Qwen2.5", ("qwen2",), "transformers.models.qwen2", _llama_like()),
-    Family("qwen3", "Qwen3", ("qwen3",), "transformers.models.qwen3", _llama_like(qk_norm="before_rope")),
-    Family("olmo2", "OLMo 2", ("olmo2",), "transformers.models.olmo2", _llama_like(qk_norm="before_rope")),
-    Family("gemma3", "Gemma 3 (text)", ("gemma3_text",), "transformers.models.gemma3", _read_gemma3),
-    Family("deepseek_v3", "DeepSeek-V3 (MLA)", ("deepseek_v3",), "transformers.models.deepseek_v3",
-           _read_deepseek_v3),
-    Family("phi3", "Phi-3, Phi-3.5, Phi-4-mini", ("phi3",), "transformers.models.phi3", _read_phi3),
-    Family("phi", "Phi-1.5, Phi-2", ("phi",), "transformers.models.phi", _read_phi),
-    Family("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", _read_gpt_neox),
-    Family("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", _read_gptj),
-    Family("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
-           _read_glm),
-    Family("smollm3", "SmolLM3", ("smollm3",), "transformers.models.smollm3", _read_smollm3),
-    Family("llama4", "Llama 4 (text)", ("llama4_text",), "transformers.models.llama4", _read_llama4),
-    Family("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", _read_gpt_oss),
-    Family("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
-           "jingyaogong/minimind model/model_minimind.py", _read_minimind),
-    Family("qwen2_vl", "Qwen2-VL (language model, M-RoPE)", ("qwen2_vl_text",), "transformers.models.qwen2_vl",
-           _read_qwen_vl("contiguous", (16, 24, 24))),
-    Family("qwen2_5_vl", "Qwen2.5-VL (language model, M-RoPE)", ("qwen2_5_vl_text",),
-           "transformers.models.qwen2_5_vl", _read_qwen_vl("contiguous", (16, 24, 24))),
-    Family("qwen3_vl", "Qwen3-VL (language model, interleaved M-RoPE)", ("qwen3_vl_text",),
-           "transformers.models.qwen3_vl", _read_qwen_vl("interleaved", (24, 20, 20), qk_norm="before_rope")),
+    # plain Llama-style RoPE: the whole head, half-split pairs
+    _F("llama", "Llama 2, Llama 3.x, Code Llama", ("llama",), "transformers.models.llama"),
+    _F("mistral", "Mistral", ("mistral",), "transformers.models.mistral"),
+    _F("qwen2", "Qwen2, Qwen2.5", ("qwen2",), "transformers.models.qwen2"),
+    _F("qwen3", "Qwen3", ("qwen3",), "transformers.models.qwen3", qk_norm="before_rope"),
+    _F("olmo2", "OLMo 2", ("olmo2",), "transformers.models.olmo2", qk_norm="before_rope"),
+    _F("gemma3", "Gemma 3 (text)", ("gemma3_text",), "transformers.models.gemma3", qk_norm="before_rope",
+       default_theta=_GEMMA3_THETA, pattern=("sliding_window_pattern", 6),
+       local_theta=("rope_local_base_freq", "sliding_attention")),
+    _F("deepseek_v3", "DeepSeek-V3, Kimi K2 / K2.5 (MLA)", ("deepseek_v3",), "transformers.models.deepseek_v3",
+       rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("phi3", "Phi-3, Phi-3.5, Phi-4-mini", ("phi3",), "transformers.models.phi3", rotary="fraction",
+       scalings=("default", "longrope"), rename=MappingProxyType({"su": "longrope", "yarn": "longrope"}),
+       top_level_original=True),
+    _F("phi", "Phi-1.5, Phi-2", ("phi",), "transformers.models.phi", rotary="fraction", default_fraction=0.5),
+    _F("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", rotary="fraction",
+       fraction_keys=("partial_rotary_factor", "rotary_pct"), default_fraction=0.25,
+       theta_keys=("rope_theta", "rotary_emb_base"), head="split"),
+    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj),
+    _F("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
+       layout="interleaved", rotary="fraction", default_fraction=0.5),
+    _F("smollm3", "SmolLM3", ("smollm3",), "transformers.models.smollm3", default_theta=2_000_000.0,
+       nope_layers=(4, "full_attention", "full_attention")),
+    _F("llama4", "Llama 4 (text)", ("llama4_text",), "transformers.models.llama4", layout="interleaved",
+       default_theta=500_000.0, nope_layers=(4, "chunked_attention", "full_attention"), extra=_llama4_extra),
+    _F("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", default_theta=150_000.0,
+       default_block=_GPT_OSS_YARN),
+    _F("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
+       "jingyaogong/minimind model/model_minimind.py", read=_read_minimind),
+    _F("qwen2_vl", "Qwen2-VL (language model, M-RoPE)", ("qwen2_vl_text",), "transformers.models.qwen2_vl",
+       default_theta=1_000_000.0, mrope=("contiguous", (16, 24, 24)), rename=MappingProxyType({"mrope": "default"})),
+    _F("qwen2_5_vl", "Qwen2.5-VL (language model, M-RoPE)", ("qwen2_5_vl_text",), "transformers.models.qwen2_5_vl",
+       default_theta=1_000_000.0, mrope=("contiguous", (16, 24, 24)), rename=MappingProxyType({"mrope": "default"})),
+    _F("qwen3_vl", "Qwen3-VL (language model, interleaved M-RoPE)", ("qwen3_vl_text",), "transformers.models.qwen3_vl",
+       default_theta=500_000.0, qk_norm="before_rope", mrope=("interleaved", (24, 20, 20)),
+       rename=MappingProxyType({"mrope": "default"})),
+    # families added for transformers 5.24 (checked by tests/test_model_sweep.py)
+    _F("afmoe", "Afmoe", ("afmoe",), "transformers.models.afmoe", rope_types=("sliding_attention",)),
+    _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0),
+    _F("apertus1p5", "Apertus1p5Text", ("apertus1p5_text",), "transformers.models.apertus1p5", default_theta=12000000.0),
+    _F("arcee", "Arcee", ("arcee",), "transformers.models.arcee"),
+    _F("aria", "AriaText", ("aria_text",), "transformers.models.aria"),
+    _F("axk1", "AXK1", ("axk1",), "transformers.models.axk1", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("axk2", "AXK2", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
+    _F("bailing_hybrid", "BailingHybrid", ("bailing_hybrid",), "transformers.models.bailing_hybrid", rotary="mla", **_MLA_INTERLEAVED),
+    _F("bamba", "Bamba", ("bamba",), "transformers.models.bamba", rotary="fraction", default_fraction=0.5, attention_indices="attn_layer_indices"),
+    _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
+    _F("blt", "Blt", ("blt",), "transformers.models.blt", default_theta=500000.0),
+    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj),
+    _F("cohere", "Cohere", ("cohere",), "transformers.models.cohere", default_theta=500000.0, layout="interleaved"),
+    _F("cohere2", "Cohere2", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
+    _F("cohere2_moe", "Cohere2Moe", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
+    _F("cohere_compass", "CohereCompass", ("cohere_compass_text",), "transformers.models.cohere_compass"),
+    _F("cosmos3_edge", "Cosmos3Edge", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0),
+    _F("csm", "CsmDepthDecoder", ("csm_depth_decoder_model",), "transformers.models.csm", default_theta=500000.0),
+    _F("cwm", "Cwm", ("cwm",), "transformers.models.cwm", default_theta=1000000.0),
+    _F("dbrx", "Dbrx", ("dbrx",), "transformers.models.dbrx"),
+    _F("deepseek_ocr2", "DeepseekOcr2", ("deepseek_ocr2_text",), "transformers.models.deepseek_ocr2"),
+    _F("deepseek_v2", "DeepseekV2", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),
+    _F("deepseek_v32", "DeepseekV32", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla", **_MLA_INTERLEAVED),
+    _F("diffllama", "DiffLlama", ("diffllama",), "transformers.models.diffllama"),
+    _F("doge", "Doge", ("doge",), "transformers.models.doge"),
+    _F("dots1", "Dots1", ("dots1",), "transformers.models.dots1"),
+    _F("dots3_note", "Dots3Note", ("dots3_note_text",), "transformers.models.dots3_note", rotary="mla", default_theta=80000000.0, **_MLA_INTERLEAVED),
+    _F("embedding_gemma2", "EmbeddingGemma2", ("embedding_gemma2_text",), "transformers.models.embedding_gemma2"),
+    _F("emu3", "Emu3", ("emu3_text_model",), "transformers.models.emu3", default_theta=1000000.0),
+    _F("ernie4_5", "Ernie4_5", ("ernie4_5",), "transformers.models.ernie4_5", default_theta=500000.0, layout="interleaved"),
+    _F("ernie4_5_moe", "Ernie4_5_Moe", ("ernie4_5_moe",), "transformers.models.ernie4_5_moe", default_theta=500000.0, layout="interleaved"),
+    _F("ernie4_5_vl_moe", "Ernie4_5_VLMoe", ("ernie4_5_vl_moe_text",), "transformers.models.ernie4_5_vl_moe", default_theta=500000.0),
+    _F("exaone4", "Exaone4", ("exaone4",), "transformers.models.exaone4", rope_types=("sliding_attention",), windowless="all"),
+    _F("exaone_moe", "ExaoneMoe", ("exaone_moe",), "transformers.models.exaone_moe", rope_types=("sliding_attention",), windowless="all"),
+    _F("falcon", "Falcon", ("falcon",), "transformers.models.falcon"),
+    _F("falcon_h1", "FalconH1", ("falcon_h1",), "transformers.models.falcon_h1"),
+    _F("flex_olmo", "FlexOlmo", ("flex_olmo",), "transformers.models.flex_olmo", default_theta=500000.0),
+    _F("flint", "Flint", ("flint",), "transformers.models.flint", rope_types=("sliding_attention",), windowless="none"),
+    _F("gemma", "Gemma", ("gemma",), "transformers.models.gemma"),
+    _F("gemma2", "Gemma2", ("gemma2",), "transformers.models.gemma2"),
+    _F("gemma3n", "Gemma3n", ("gemma3n_text",), "transformers.models.gemma3n", default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 1000000.0, "*": 1000000.0})),
+    _F("gemma4", "Gemma4", ("gemma4_text",), "transformers.models.gemma4", rotary="fraction"),
+    _F("gemma4_unified", "Gemma4Unified", ("gemma4_unified_text",), "transformers.models.gemma4_unified", rotary="fraction"),
+    _F("glm4_moe", "Glm4Moe", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction", default_fraction=0.5),
+    _F("glm4_moe_lite", "Glm4MoeLite", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("glm4v", "Glm4v", ("glm4v_text",), "transformers.models.glm4v", rotary="fraction", layout="interleaved"),
+    _F("glm4v_moe", "Glm4vMoe", ("glm4v_moe_text",), "transformers.models.glm4v_moe", rotary="fraction", default_fraction=0.5),
+    _F("glm_image", "GlmImage", ("glm_image_text",), "transformers.models.glm_image", rotary="fraction"),
+    _F("glm_moe_dsa", "GlmMoeDsa", ("glm_moe_dsa",), "transformers.models.glm_moe_dsa", rotary="mla", **_MLA_INTERLEAVED),
+    _F("glm_ocr", "GlmOcr", ("glm_ocr_text",), "transformers.models.glm_ocr", rotary="fraction", layout="interleaved"),
+    _F("gpt_neox_japanese", "GPTNeoXJapanese", ("gpt_neox_japanese",), "transformers.models.gpt_neox_japanese", rotary="fraction"),
+    _F("granite", "Granite", ("granite",), "transformers.models.granite"),
+    _F("granite_docling", "GraniteDocling", ("granite_docling_text",), "transformers.models.granite_docling"),
+    _F("granite_swa", "GraniteSWA", ("granite_swa",), "transformers.models.granite_swa"),
+    _F("granitemoe", "GraniteMoe", ("granitemoe",), "transformers.models.granitemoe"),
+    _F("granitemoe_swa", "GraniteMoeSWA", ("granitemoe_swa",), "transformers.models.granitemoe_swa"),
+    _F("granitemoehybrid", "GraniteMoeHybrid", ("granitemoehybrid",), "transformers.models.granitemoehybrid", switch=("position_embedding_type", "rope", None)),
+    _F("granitemoeshared", "GraniteMoeShared", ("granitemoeshared",), "transformers.models.granitemoeshared"),
+    _F("helium", "Helium", ("helium",), "transformers.models.helium", default_theta=100000.0, layout="interleaved"),
+    _F("hrm_text", "HrmText", ("hrm_text",), "transformers.models.hrm_text"),
+    _F("hunyuan_v1_dense", "HunYuanDenseV1", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense"),
+    _F("hunyuan_v1_moe", "HunYuanMoEV1", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe"),
+    _F("hunyuan_vl", "HunYuanVL", ("hunyuan_vl_text",), "transformers.models.hunyuan_vl"),
+    _F("hy_v3", "HYV3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0),
+    _F("hy_v4", "HYV4", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),
+    _F("hyperclovax", "HyperCLOVAX", ("hyperclovax",), "transformers.models.hyperclovax"),
+    _F("jais2", "Jais2", ("jais2",), "transformers.models.jais2"),
+    _F("jetmoe", "JetMoe", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
+    _F("kolibri1", "Kolibri1", ("kolibri1",), "transformers.models.kolibri1", rope_types=("sliding_attention",), windowless="all"),
+    _F("kyutai_speech_to_text", "KyutaiSpeechTo", ("kyutai_speech_to_text",), "transformers.models.kyutai_speech_to_text"),
+    _F("laguna", "Laguna", ("laguna",), "transformers.models.laguna", rotary="fraction"),
+    _F("lara_mini", "LaraMini", ("lara_mini",), "transformers.models.lara_mini", rope_types=("sliding_attention",)),
+    _F("lfm2", "Lfm2", ("lfm2",), "transformers.models.lfm2", default_theta=1000000.0),
+    _F("lfm2_moe", "Lfm2Moe", ("lfm2_moe",), "transformers.models.lfm2_moe", default_theta=1000000.0),
+    _F("lfm3", "Lfm3", ("lfm3",), "transformers.models.lfm3", default_theta=1000000.0, rotary="fraction"),
+    _F("longcat_flash", "LongcatFlash", ("longcat_flash",), "transformers.models.longcat_flash", rotary="mla", default_theta=10000000.0, **_MLA_INTERLEAVED),
+    _F("mellum", "Mellum", ("mellum",), "transformers.models.mellum", rotary="fraction"),
+    _F("mimo_v2_flash", "MiMoV2Flash", ("mimo_v2_flash",), "transformers.models.mimo_v2_flash", rotary="fraction"),
+    _F("minicpm3", "MiniCPM3", ("minicpm3",), "transformers.models.minicpm3", rotary="mla", extra=_mla_softmax_extra),
+    _F("minimax", "MiniMax", ("minimax",), "transformers.models.minimax", default_theta=1000000.0),
+    _F("minimax_m2", "MiniMaxM2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction", default_theta=5000000.0),
+    _F("minimax_m3_vl", "MiniMaxM3VL", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl", rotary="fraction", default_theta=5000000.0),
+    _F("ministral", "Ministral", ("ministral",), "transformers.models.ministral"),
+    _F("ministral3", "Ministral3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra),
+    _F("mistral4", "Mistral4", ("mistral4",), "transformers.models.mistral4", rotary="mla", interleave=("rope_interleave", True), extra=_mla_query_scale_extra),
+    _F("mistral_large4", "MistralLarge4", ("mistral_large4_text",), "transformers.models.mistral_large4", rotary="mla", **_MLA_INTERLEAVED, nope_layers=(4, "indexed_attention", "indexed_attention")),
+    _F("mixtral", "Mixtral", ("mixtral",), "transformers.models.mixtral", default_theta=1000000.0),
+    _F("mllama", "Mllama", ("mllama_text_model",), "transformers.models.mllama", default_theta=500000.0, nope_indices="cross_attention_layers"),
+    _F("modernbert_decoder", "ModernBertDecoder", ("modernbert-decoder",), "transformers.models.modernbert_decoder", default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 160000.0, "*": 160000.0})),
+    _F("molmo2", "Molmo2", ("molmo2_text",), "transformers.models.molmo2"),
+    _F("moshi", "Moshi", ("moshi",), "transformers.models.moshi"),
+    _F("muse_glimmer", "MuseGlimmer", ("muse_glimmer_text",), "transformers.models.muse_glimmer", nope_list="layer_rope_theta"),
+    _F("muse_spark", "MuseSpark", ("muse_spark_text",), "transformers.models.muse_spark", nope_list="layer_rope_theta"),
+    _F("nanochat", "NanoChat", ("nanochat",), "transformers.models.nanochat", clockwise=True),
+    _F("nemotron", "Nemotron", ("nemotron",), "transformers.models.nemotron", rotary="fraction", default_fraction=0.5),
+    _F("olmo", "Olmo", ("olmo",), "transformers.models.olmo"),
+    _F("olmo3", "Olmo3", ("olmo3",), "transformers.models.olmo3", default_theta=500000.0),
+    _F("olmo_hybrid", "OlmoHybrid", ("olmo_hybrid",), "transformers.models.olmo_hybrid"),
+    _F("olmoe", "Olmoe", ("olmoe",), "transformers.models.olmoe"),
+    _F("paddleocr_vl", "PaddleOCR", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl", default_theta=500000.0),
+    _F("persimmon", "Persimmon", ("persimmon",), "transformers.models.persimmon", rotary="fraction", default_fraction=0.5),
+    _F("phi4_multimodal", "Phi4Multimodal", ("phi4_multimodal",), "transformers.models.phi4_multimodal", rotary="fraction"),
+    _F("phimoe", "Phimoe", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
+    _F("qwen2_5_omni", "Qwen2_5OmniThinker", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni", default_theta=1000000.0),
+    _F("qwen2_moe", "Qwen2Moe", ("qwen2_moe",), "transformers.models.qwen2_moe"),
+    _F("qwen3_5", "Qwen3_5", ("qwen3_5_text",), "transformers.models.qwen3_5", rotary="fraction", default_fraction=0.25),
+    _F("qwen3_5_moe", "Qwen3_5Moe", ("qwen3_5_moe_text",), "transformers.models.qwen3_5_moe", rotary="fraction", default_fraction=0.25),
+    _F("qwen3_moe", "Qwen3Moe", ("qwen3_moe",), "transformers.models.qwen3_moe"),
+    _F("qwen3_next", "Qwen3Next", ("qwen3_next",), "transformers.models.qwen3_next", rotary="fraction", default_fraction=0.25),
+    _F("qwen3_omni_moe", "Qwen3OmniMoeThinker", ("qwen3_omni_moe_text",), "transformers.models.qwen3_omni_moe", default_theta=1000000.0),
+    _F("qwen3_vl_moe", "Qwen3VLMoe", ("qwen3_vl_moe_text",), "transformers.models.qwen3_vl_moe", default_theta=500000.0),
+    _F("qwen4_exp", "Qwen4Exp", ("qwen4_exp_text",), "transformers.models.qwen4_exp", rotary="fraction"),
+    _F("recurrent_gemma", "RecurrentGemma", ("recurrent_gemma",), "transformers.models.recurrent_gemma", rotary="fraction", default_fraction=0.5, cycle_types="block_types"),
+    _F("seed_oss", "SeedOss", ("seed_oss",), "transformers.models.seed_oss"),
+    _F("solar_open", "SolarOpen", ("solar_open",), "transformers.models.solar_open", rotary="fraction", default_theta=1000000.0),
+    _F("stablelm", "StableLm", ("stablelm",), "transformers.models.stablelm", rotary="fraction", default_fraction=0.25),
+    _F("starcoder2", "Starcoder2", ("starcoder2",), "transformers.models.starcoder2"),
+    _F("step3p7", "Step3p7", ("step3p5",), "transformers.models.step3p7", rotary="fraction"),
+    _F("unlimited_ocr", "UnlimitedOcr", ("unlimited_ocr_text",), "transformers.models.unlimited_ocr"),
+    _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma"),
+    _F("voxtral_realtime", "VoxtralRealtime", ("voxtral_realtime_text",), "transformers.models.voxtral_realtime"),
+    _F("youtu", "Youtu", ("youtu",), "transformers.models.youtu", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("zamba2", "Zamba2", ("zamba2",), "transformers.models.zamba2", switch=("use_mem_rope", True, False)),
+    _F("zaya", "Zaya", ("zaya",), "transformers.models.zaya", rotary="fraction"),
 ]}
 
 #: ``model_type`` -> key of :data:`FAMILIES`.
@@ -745,6 +1143,73 @@ _WRAPPERS: dict[str, tuple[str, str]] = {
 
 #: Wrappers whose hub config.json may keep the language model's fields at the top level (no text_config).
 _FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
+
+
+# --- frequencies beyond rope_edu.scaling --------------------------------------------------------
+
+
+def _proportional(dim: int, base: float, pairs: int | None, factor: float = 1.0) -> tuple[np.ndarray, float]:
+    """Proportional RoPE: pairs ``0..pairs-1`` at ``base**(-2i/dim)``, the others 0; all divided by ``factor``."""
+    pairs = dim // 2 if pairs is None else pairs
+    inv = np.zeros(dim // 2)
+    inv[:pairs] = base ** (-2.0 * np.arange(pairs) / dim)
+    factor = float(factor)
+    if not math.isfinite(factor) or factor <= 0:
+        raise ValueError(f"factor must be a finite real number > 0 for proportional RoPE, got {factor}")
+    return inv / factor, 1.0
+
+
+def _yarn_equal_betas(dim: int, base: float, params: Mapping[str, Any]) -> tuple[np.ndarray, float]:
+    """YaRN with ``beta_fast == beta_slow`` (Kimi K2's released config: both 1), which transformers
+    accepts: the ramp has zero width, widened by 0.001 as in its code, so pairs below the boundary
+    keep their frequency and the others are divided by the factor."""
+    from .scaling import _correction_index, frequencies
+
+    factor = float(params["factor"])
+    length = _positive_int(params["original_max_position_embeddings"], "original_max_position_embeddings")
+    edge = _correction_index(float(params["beta_fast"]), dim, base, length)
+    start, end = edge, edge
+    if params.get("truncate", True):
+        start, end = math.floor(edge), math.ceil(edge)
+    start, end = max(start, 0), min(end, dim - 1)
+    if start == end:
+        end += 0.001
+    keep = 1.0 - np.clip((np.arange(dim // 2) - start) / (end - start), 0.0, 1.0)
+    theta = frequencies(dim, base)
+    # the attention factor does not depend on the betas: take it from the standard method
+    other = {**params, "beta_fast": float(params["beta_slow"]) + 1.0}
+    _, attention_factor = scaled_frequencies("yarn", dim, base, **other)
+    return theta / factor * (1.0 - keep) + theta * keep, attention_factor
+
+
+def _frequencies(method: str, dim: int, base: float, params: Mapping[str, Any],
+                 rotating_pairs: int | None = None) -> tuple[np.ndarray, float]:
+    """:func:`rope_edu.scaling.scaled_frequencies`, plus the methods and cases it does not cover."""
+    if method == "proportional":
+        return _proportional(dim, base, rotating_pairs, **params)
+    if method == "yarn" and params.get("beta_fast") is not None and params.get("beta_fast") == params.get("beta_slow"):
+        return _yarn_equal_betas(dim, base, params)
+    return scaled_frequencies(method, dim, base, **params)
+
+
+#: Scaling types :func:`rope_spec` reads that :data:`rope_edu.scaling.METHODS` does not list.
+EXTRA_SCALINGS: dict[str, str] = {
+    "proportional": "Gemma 4's global layers: the first partial_rotary_factor of the pairs turn at frequencies "
+                    "over the whole head, the rest not at all; every frequency divided by factor (default 1)",
+}
+
+#: Families of the installed transformers that rope_spec refuses, and what it would need.
+UNSUPPORTED: dict[str, str] = {
+    "deepseek_v4": "DeepSeek-V4's compressed attention layers rotate compressed key entries at their window "
+                   "positions with a second base (rope_parameters 'main' and 'compress'); rope_spec models one "
+                   "rotation per layer and position, not the compressor",
+    "beam": "Beam's full-attention layers use no RoPE but scale queries by a position-dependent factor "
+            "(compute_attention_scaling), which rope_spec does not model",
+    "hy_v4_vl_text": "HY-V4-VL applies M-RoPE sections to the rotary part of multi-head latent attention; "
+                     "rope_spec applies M-RoPE to whole heads only",
+    "dory": "Dory loops over shared layers and gives its 'mlp' layer types attention with their own rotary "
+            "settings; rope_spec has no rule for looped layers",
+}
 
 
 # --- the spec ---------------------------------------------------------------------------------
@@ -820,6 +1285,19 @@ class RopeSpec:
     mrope_section, mrope_assignment : tuple of 3 ints or None, str or None
         M-RoPE families (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): pairs given to (time, height, width) and how
         (:data:`rope_edu.multidim.MROPE_ASSIGNMENTS`); :meth:`apply` then takes 3-D positions.
+    rotating_pairs : int or None
+        Proportional RoPE (Gemma 4's global layers): only the first ``rotating_pairs`` of the
+        ``rotary_dim // 2`` pairs turn, at :math:`\\theta_i = b^{-2i/\\text{rotary\\_dim}}` (the whole
+        head's denominator); the other pairs have frequency 0. None: every pair turns.
+    query_scale : tuple of float or None
+        Ministral 3, Mistral 4: ``(length, beta)``; after RoPE, queries at position :math:`m` are
+        multiplied by :math:`1 + \\beta\\,\\ln(1 + \\lfloor m/\\text{length}\\rfloor)` (from ``position_ids``).
+    clockwise : bool
+        True when the family's code turns pair :math:`i` by :math:`-m\\theta_i` (its ``rotate_half``
+        has flipped signs, NanoChat): :meth:`apply` and :meth:`cos_sin` do the same.
+    no_rope_reason : str
+        Why a layer with ``uses_rope`` False has no RoPE (NoPE layer, global layer of a family that
+        rotates sliding-window layers only, a layer without attention).
     """
 
     family: str
@@ -843,6 +1321,10 @@ class RopeSpec:
     defaults: tuple[str, ...] = ()
     mrope_section: tuple[int, ...] | None = None
     mrope_assignment: str | None = None
+    rotating_pairs: int | None = None
+    no_rope_reason: str = ""
+    clockwise: bool = False
+    query_scale: tuple[float, float] | None = None
 
     # --- frequencies ---------------------------------------------------------------------------
 
@@ -854,8 +1336,8 @@ class RopeSpec:
     @property
     def depends_on_length(self) -> bool:
         """True when the frequencies change with the sequence length (dynamic NTK, LongRoPE)."""
-        method = METHODS[self.scaling]
-        return "seq_len" in (*method.required, *method.optional)
+        method = METHODS.get(self.scaling)
+        return method is not None and "seq_len" in (*method.required, *method.optional)
 
     def _frequencies(self, seq_len: int | None) -> tuple[np.ndarray, float]:
         if not self.uses_rope:
@@ -873,7 +1355,7 @@ class RopeSpec:
             params["seq_len"] = seq_len
         elif seq_len is not None:
             check_int(seq_len, "seq_len", 1)
-        return scaled_frequencies(self.scaling, self.rotary_dim, self.base, **params)
+        return _frequencies(self.scaling, self.rotary_dim, self.base, params, self.rotating_pairs)
 
     def inv_freq(self, seq_len: int | None = None) -> np.ndarray:
         """Frequencies :math:`\\theta_i` of the ``rotary_dim // 2`` pairs, in radians per position.
@@ -913,6 +1395,8 @@ class RopeSpec:
         pos = finite_float64(real_array(positions, "positions"), "positions")
         inv_freq, factor = self._frequencies(self._length(pos, seq_len))
         angles = pos[..., None] * inv_freq
+        if self.clockwise:
+            angles = -angles
         return factor * np.cos(angles), factor * np.sin(angles)
 
     def _length(self, pos: np.ndarray, seq_len: int | None) -> int | None:
@@ -975,10 +1459,15 @@ class RopeSpec:
                 )
             inv_freq, factor = self._frequencies(self._length(pos, seq_len))
             part = slice(self.rotary_offset, self.rotary_offset + self.rotary_dim)
-            block = apply_rope(x[..., part], pos[:, None, :], inv_freq=inv_freq, layout=self.layout)
+            turns = -pos if self.clockwise else pos
+            block = apply_rope(x[..., part], turns[:, None, :], inv_freq=inv_freq, layout=self.layout)
             if self.output_layout != self.layout:
                 block = _REORDER[(self.layout, self.output_layout)](block)
             out[..., part] = factor * block
+            if self.query_scale is not None and role == "query":
+                length, beta = self.query_scale
+                scale = 1.0 + beta * np.log1p(np.floor(pos / length))
+                out = (out * scale[:, None, :, None]).astype(out.dtype, copy=False)
         elif self.temperature_tuning is not None and role == "query":
             floor_scale, attn_scale = self.temperature_tuning
             scale = np.log1p(np.floor((pos + 1.0) / floor_scale)) * attn_scale + 1.0
@@ -997,7 +1486,8 @@ class RopeSpec:
             where.append(f"layer type {self.layer_type!r}")
         lines = [f"{label} (model_type {self.model_type!r})" + (", " + ", ".join(where) if where else "")]
         if not self.uses_rope:
-            lines.append(f"  NoPE layer: queries and keys are not rotated (head_dim {self.head_dim})")
+            lines.append(f"  NoPE layer: queries and keys are not rotated (head_dim {self.head_dim})"
+                         + (f": {self.no_rope_reason}" if self.no_rope_reason else ""))
             if self.temperature_tuning is not None:
                 fs, s = self.temperature_tuning
                 lines.append(f"  queries scaled by 1 + {s:g} * ln(1 + floor((m + 1) / {fs:g})) at position m")
@@ -1011,6 +1501,9 @@ class RopeSpec:
                 f"  head_dim {self.head_dim}: rotates {r} dims ({100 * self.rotary_fraction:.0f}%), "
                 f"coordinates {start}..{start + r - 1}, in {pairs}"
             )
+            if self.rotating_pairs is not None:
+                lines.append(f"  proportional: only pairs 0..{self.rotating_pairs - 1} turn (frequencies over the whole "
+                             f"head, b^(-2i/{self.rotary_dim})); pairs {self.rotating_pairs}..{r // 2 - 1} stay put")
             if self.mrope_section is not None:
                 lines.append(f"  M-RoPE: pairs split {list(self.mrope_section)} among (time, height, width), "
                              f"{self.mrope_assignment}; positions of shape (3, seq) or (3, batch, seq)")
@@ -1061,6 +1554,11 @@ def _as_dict(config: Any) -> dict[str, Any]:
     if hasattr(config, "to_dict") and hasattr(config, "model_type"):  # a transformers config object
         data = config.to_dict()
         data.setdefault("model_type", config.model_type)
+        # some config classes compute layer_types (an attribute_map alias such as Bamba's
+        # layers_block_type) instead of storing them: take what the object says
+        types = getattr(config, "layer_types", None)
+        if data.get("layer_types") is None and isinstance(types, (list, tuple)) and all(isinstance(t, str) for t in types):
+            data["layer_types"] = list(types)
         return data
     raise TypeError(
         "config must be a transformers configuration object or a dict of its fields (config.json), "
@@ -1113,12 +1611,15 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         model_type = data["model_type"]
     if model_type is None:
         raise ValueError("the config is missing the field 'model_type' (which family it is, as in config.json)")
+    if isinstance(model_type, str) and model_type in UNSUPPORTED:
+        raise ValueError(f"model_type {model_type!r} is not supported by rope_spec: {UNSUPPORTED[model_type]}")
     if not isinstance(model_type, str) or model_type not in MODEL_TYPES:
         supported = ", ".join(repr(m) for m in MODEL_TYPES)
-        raise ValueError(f"unknown model_type {model_type!r}; supported: {supported}")
+        raise ValueError(f"unknown model_type {model_type!r}: rope_spec has no data for this family "
+                         f"(its layout, rotated dims and layer rules); supported: {supported}")
     family = FAMILIES[MODEL_TYPES[model_type]]
     cfg = _Config(data, model_type)
-    parts = family.read(cfg, layer_type, layer)
+    parts = family.read(cfg, layer_type, layer) if family.read else _read_family(family, cfg, layer_type, layer)
     rope: _Rope = parts.pop("rope")
     head_dim, rotary_dim = parts["head_dim"], parts["rotary_dim"]
     offset = parts.setdefault("rotary_offset", 0)
@@ -1131,7 +1632,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     # the frequencies and attention factor as the model holds them after loading (checks every value;
     # dynamic NTK at its own original length is plain RoPE)
     extra = {"seq_len": rope.params["original_max_position_embeddings"]} if rope.method == "dynamic" else {}
-    _, attention_factor = scaled_frequencies(rope.method, rotary_dim, rope.base, **rope.params, **extra)
+    _, attention_factor = _frequencies(rope.method, rotary_dim, rope.base, {**rope.params, **extra},
+                                       parts.get("rotating_pairs"))
     return RopeSpec(
         family=family.key,
         model_type=model_type,

@@ -1,0 +1,365 @@
+"""Every decoder-only RoPE family of the installed transformers against rope_spec, layer by layer.
+
+The sweep finds the families by reading the source of ``transformers/models/*/modeling_*.py``
+(nothing is imported until a family is run): a module that defines a ``*RotaryEmbedding`` class, an
+``apply_rotary*`` function and a causal language model (``*ForCausalLM``) or a language model of a
+multimodal family (``*TextModel``). For each one it builds a tiny configuration from the family's own
+config class (its defaults, with small sizes), runs the family's whole model forward on random token
+ids, and records the query and key that every attention layer hands to its attention function
+(through ``transformers.AttentionInterface``, the library's documented extension point: the
+recorder returns zeros, so no layer's input depends on the positions). It runs twice: at the
+positions under test and with every position 0, where RoPE is the identity times its attention
+factor. That gives, per layer, the query before RoPE and after it, as the family's own code computes
+them: whatever its rotary module, apply function and attention forward decide (which layers rotate,
+which base a layer type uses, which dims rotate).
+
+For each layer ``i`` it then asks ``rope_spec(config, layer=i)``:
+
+* **agree**: rope_spec accepts the config and ``spec.apply`` reproduces every layer's query and key;
+* **rejected**: rope_spec raises ``ValueError``/``TypeError`` naming the family (or its config);
+* **wrong**: rope_spec accepts it and some layer differs. Never allowed.
+
+Families the sweep cannot run (their tiny config or model does not build on CPU, their attention
+does not go through the attention interface) are listed with the reason. The summary is printed at
+the end of the session (``pytest -s``, or ``-rA`` shows it in the report of
+``test_sweep_summary``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from rope_edu import models as M  # noqa: E402
+from rope_edu.models import rope_spec  # noqa: E402
+
+MODELS = Path(transformers.__file__).parent / "models"
+SEQ = 6
+# A tiny model whose config keeps a large size the sweep does not set is left out (CPU time).
+MAX_PARAMETERS = 5_000_000
+# Two rows: 0..SEQ-1, and far positions (low frequencies must be right too).
+POSITIONS = np.stack([np.arange(SEQ), 7 + 61 * np.arange(SEQ)])
+# transformers rotates in float32: |angle error| <= 4e-6 |angle| + 2e-6 (see tests/test_models.py)
+ANGLE_RTOL, ANGLE_ATOL = 4e-6, 2e-6
+
+# Sizes of a tiny model: applied to the fields a config class has (its defaults give the rest).
+TINY = {
+    "vocab_size": 128, "hidden_size": 128, "n_embd": 128, "d_model": 128, "num_attention_heads": 2, "n_head": 2,
+    "num_key_value_heads": 2, "head_dim": 64, "num_hidden_layers": 6, "n_layer": 6, "n_layers": 6,
+    "intermediate_size": 64, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32,
+    "intermediate_size_mlp": 64, "ffn_hidden_size": 64, "expert_ffn_hidden_size": 32,
+    "num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4, "moe_num_experts": 4, "num_experts_per_tok": 2,
+    "moe_k": 2, "top_k": 2, "n_group": 1, "topk_group": 1, "n_shared_experts": 1, "num_shared_experts": 1,
+    "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 32, "v_head_dim": 32,
+    "linear_num_key_heads": 2, "linear_num_value_heads": 2, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
+    "mamba_n_heads": 8, "mamba_d_head": 32, "mamba_d_state": 8, "mamba_n_groups": 1, "mamba_chunk_size": 8,
+    "ssm_state_size": 8, "state_size": 8, "n_groups": 1, "chunk_size": 8,
+    "altup_num_inputs": 2, "laurel_rank": 8, "hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 128,
+    "index_head_dim": 64, "index_n_heads": 2, "index_topk": 4,
+}
+
+
+# --- finding the families (by reading source, no import) ------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str       # the transformers.models sub-package
+    model_cls: str  # the class the sweep runs
+
+
+def candidates() -> list[Candidate]:
+    found = []
+    for path in sorted(MODELS.glob("*/modeling_*.py")):
+        name = path.parent.name
+        if path.name != f"modeling_{name}.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        rotary = [c for c in re.findall(r"^class (\w+RotaryEmbedding)\(", text, re.M)
+                  if not re.search(r"Vision|Audio|Encoder", c)]
+        if not rotary or not re.search(r"^def apply_rotary\w*\(", text, re.M):
+            continue
+        causal = re.findall(r"^class (\w+ForCausalLM)\(", text, re.M)
+        text_model = re.findall(r"^class (\w+TextModel)\(", text, re.M)
+        text_model = [c for c in text_model if "Encoder" not in c]
+        if causal or text_model:
+            found.append(Candidate(name, causal[0] if causal else text_model[0]))
+    return found
+
+
+# --- running one family ---------------------------------------------------------------------------
+
+
+class CannotCompare(Exception):
+    """The sweep could not run this family's code (the reason is the message)."""
+
+
+_RECORD: list[tuple[Any, Any, Any]] = []
+
+
+def _recorder(module, query, key, value, attention_mask, *args, **kwargs):
+    _RECORD.append((getattr(module, "layer_idx", None), query.detach().clone(), key.detach().clone(),
+                    kwargs.get("scaling")))
+    batch, heads, seq = query.shape[0], query.shape[1], query.shape[2]
+    return torch.zeros(batch, seq, heads, value.shape[-1], dtype=query.dtype), None
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    AttentionInterface.register("rope_sweep", _recorder)
+    AttentionMaskInterface.register("rope_sweep", sdpa_mask)
+
+
+def tiny_config(config_cls, extra: dict[str, Any] | None = None):
+    """The family's config class with its defaults, at the sizes of :data:`TINY` (where it has the field
+    and its default is a number), and ``extra`` (from :data:`SWEEP_CONFIG`)."""
+    try:
+        default = config_cls().to_dict()
+    except Exception as exc:  # noqa: BLE001 - the reason is reported
+        raise CannotCompare(f"{config_cls.__name__}() does not build: {type(exc).__name__}: {exc}") from None
+    kwargs = {k: v for k, v in TINY.items()
+              if k in default and (default[k] is None or type(default[k]) is type(v))}
+    if "qk_rope_head_dim" in default:
+        kwargs.pop("head_dim", None)  # MLA: the config derives head_dim (for some, the rotary part only)
+    rope = default.get("rope_parameters") or {}
+    section = next((b.get("mrope_section") for b in [rope, *rope.values()] if isinstance(b, dict)
+                    and b.get("mrope_section")), None)
+    fraction = next((b.get("partial_rotary_factor") for b in [rope, *rope.values()] if isinstance(b, dict)
+                     and b.get("partial_rotary_factor")), None) or default.get("partial_rotary_factor") or 1.0
+    if section:  # M-RoPE: the sections must fill the rotary part
+        key = "qk_rope_head_dim" if "qk_rope_head_dim" in default else "head_dim"
+        kwargs[key] = round(2 * sum(section) / fraction)
+        if key == "head_dim":
+            kwargs["hidden_size"] = 2 * kwargs["head_dim"]
+    for token in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        if isinstance(default.get(token), int) and default[token] >= TINY["vocab_size"]:
+            kwargs[token] = 0
+    kwargs.update(extra or {})
+    try:
+        config = config_cls(**kwargs)
+    except Exception as exc:  # noqa: BLE001
+        raise CannotCompare(f"tiny {config_cls.__name__} does not build: {type(exc).__name__}: {exc}") from None
+    return config
+
+
+def _forward(model, ids, positions) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    _RECORD.clear()
+    pos = torch.tensor(positions)
+    with torch.no_grad():
+        model(input_ids=ids, position_ids=pos, use_cache=False)
+    calls = list(_RECORD)
+    if not calls:
+        raise CannotCompare("no attention call reached transformers' attention interface")
+    idx = [c[0] for c in calls]
+    if any(i is None for i in idx) or len(set(idx)) != len(idx):
+        idx = list(range(len(calls)))
+    return {int(i): (q.double().numpy(), k.double().numpy(), scale) for i, (_, q, k, scale) in zip(idx, calls)}
+
+
+def run_family(cand: Candidate):
+    """(config, {layer: (q at POSITIONS, q at 0, k at POSITIONS, k at 0)}) from the family's own code."""
+    try:
+        mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
+    except Exception as exc:  # noqa: BLE001
+        raise CannotCompare(f"import failed: {type(exc).__name__}: {exc}") from None
+    model_cls = getattr(mod, cand.model_cls)
+    config = tiny_config(model_cls.config_class, SWEEP_CONFIG.get(cand.name))
+    try:
+        with torch.device("meta"):
+            size = sum(p.numel() for p in model_cls(config).parameters())
+    except Exception as exc:  # noqa: BLE001
+        raise CannotCompare(f"tiny {cand.model_cls} does not build: {type(exc).__name__}: {exc}") from None
+    if size > MAX_PARAMETERS:
+        raise CannotCompare(f"the tiny {cand.model_cls} still has {size:,} parameters (sizes the sweep does not set)")
+    torch.manual_seed(0)
+    try:
+        model = model_cls(config).eval()
+    except Exception as exc:  # noqa: BLE001
+        raise CannotCompare(f"tiny {cand.model_cls} does not build: {type(exc).__name__}: {exc}") from None
+    config._attn_implementation = "rope_sweep"
+    for sub in model.modules():
+        if hasattr(sub, "config") and getattr(sub.config, "_attn_implementation", None) not in (None, "rope_sweep"):
+            sub.config._attn_implementation = "rope_sweep"
+    vocab = getattr(config, "vocab_size", 128) or 128
+    ids = torch.randint(0, min(vocab, 128), (POSITIONS.shape[0], SEQ), generator=torch.Generator().manual_seed(1))
+    try:
+        moved = _forward(model, ids, POSITIONS)
+        still = _forward(model, ids, np.zeros_like(POSITIONS))
+    except CannotCompare:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise CannotCompare(f"forward failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    layers = {i: (moved[i][0], still[i][0], moved[i][1], still[i][1], moved[i][2]) for i in moved if i in still}
+    return config, layers
+
+
+# Per-family tiny-config fields the generic sizes cannot give (each one says why).
+SWEEP_CONFIG: dict[str, dict[str, Any]] = {
+    # int(64 * 0.334) is odd; the released head_dim 192 gives 64 rotated dims
+    "mimo_v2_flash": {"head_dim": 192},
+    # attention layers where the defaults have none, or sizes the generic ones do not fit
+    "bamba": {"attn_layer_indices": [1, 4]},
+    "zaya": {"num_experts_per_tok": 1},
+    "step3p7": {"sliding_window": 16},
+    "granitemoehybrid": {"layer_types": ["linear_attention", "full_attention"] * 3},
+}
+# M-RoPE families whose rotary code holds the default sections (16, 24, 24) or (24, 20, 20): 128 dims
+for _name in ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "paddleocr_vl", "qwen3_vl"):
+    SWEEP_CONFIG[_name] = {"head_dim": 128, "hidden_size": 256}
+SWEEP_CONFIG.update({
+    # a short original length, so that the test positions reach the query scale (llama_4_scaling_beta)
+    "ministral3": {"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 16.0, "beta_fast": 32.0,
+                                       "beta_slow": 1.0, "original_max_position_embeddings": 64,
+                                       "llama_4_scaling_beta": 0.1, "mscale": 1.0, "mscale_all_dim": 1.0}},
+    "mistral4": {"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e4, "factor": 16.0, "beta_fast": 32.0,
+                                     "beta_slow": 1.0, "original_max_position_embeddings": 64,
+                                     "llama_4_scaling_beta": 0.1, "mscale": 1.0, "mscale_all_dim": 1.0}},
+})
+
+# Families the sweep's method cannot check, and why (tests/test_models.py checks them directly).
+SWEEP_SKIP: dict[str, str] = {
+    "recurrent_gemma": "its recurrent blocks reset their state where position_ids == 0, so the run at position 0 "
+                       "(the sweep's reference for the query before RoPE) changes the attention layers' input",
+}
+
+
+# --- comparing ------------------------------------------------------------------------------------
+
+
+def _predict(spec, before: np.ndarray, role: str) -> np.ndarray:
+    positions = POSITIONS
+    if spec.mrope_section is not None:
+        positions = np.broadcast_to(POSITIONS, (3, *POSITIONS.shape))
+    return spec.apply(before, positions, role=role)
+
+
+def compare_layer(spec, moved: np.ndarray, still: np.ndarray, role: str = "query") -> str | None:
+    """None when ``spec`` reproduces the family's rotation of this layer, else what differs."""
+    if moved.shape[-1] != spec.head_dim:
+        return f"head_dim {moved.shape[-1]} in the code, {spec.head_dim} in the spec"
+    if not spec.uses_rope:
+        gap = np.abs(moved - still).max()
+        return None if gap <= 1e-5 * max(1.0, np.abs(still).max()) else f"the code rotates (change {gap:.3g}), the spec says NoPE"
+    before = still.copy()
+    part = slice(spec.rotary_offset, spec.rotary_offset + spec.rotary_dim)
+    before[..., part] /= spec.attention_factor
+    if spec.output_layout != spec.layout:
+        # at position 0 such a family still reorders the rotated block: undo that to get its input
+        before[..., part] = M._REORDER[(spec.output_layout, spec.layout)](before[..., part])
+    ours = _predict(spec, before, role)
+    angles = np.abs(POSITIONS).max() * spec.inv_freq(int(POSITIONS.max()) + 1).max()
+    bound = (spec.attention_factor * np.linalg.norm(before, axis=-1) * (ANGLE_RTOL * angles + ANGLE_ATOL)
+             + 1e-5 * np.abs(still).max(axis=-1))
+    err = np.abs(ours - moved).max(axis=-1)
+    if np.all(err <= bound):
+        return None
+    bad = np.abs(ours - moved) > 1e-4 * np.abs(moved).max()
+    dims = np.flatnonzero(bad.any(axis=tuple(range(bad.ndim - 1))))
+    return f"max error {err.max():.3g} (bound {bound.max():.3g}) in dims {dims.tolist()[:12]}"
+
+
+@dataclass
+class Outcome:
+    kind: str  # "agree", "rejected", "wrong", "cannot"
+    detail: str = ""
+    layers: int = 0
+    seconds: float = 0.0
+
+
+def sweep_one(cand: Candidate) -> Outcome:
+    t0 = time.perf_counter()
+    if cand.name in SWEEP_SKIP:
+        return Outcome("cannot", SWEEP_SKIP[cand.name])
+    try:
+        config, layers = run_family(cand)
+    except CannotCompare as exc:
+        return Outcome("cannot", str(exc), seconds=time.perf_counter() - t0)
+    n = getattr(config, "num_hidden_layers", None) or len(layers)
+    problems = []
+    for i in range(n):
+        try:
+            spec = rope_spec(config, layer=i)
+        except (ValueError, TypeError) as exc:
+            return Outcome("rejected", f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+        if i not in layers:
+            if spec.uses_rope:
+                problems.append(f"layer {i}: no attention call in the code, the spec rotates")
+            continue
+        q1, q0, k1, k0, scaling = layers[i]
+        if spec.rotary_offset and spec.uses_rope and scaling is not None:
+            # multi-head latent attention: the softmax scale is qk_head_dim**-0.5 times the spec's factor
+            want = spec.softmax_scale_factor * spec.head_dim ** -0.5
+            if not np.isclose(scaling, want, rtol=1e-6):
+                problems.append(f"layer {i}: softmax scale {scaling:.6g} in the code, {want:.6g} from the spec")
+        for what, moved, still in (("query", q1, q0), ("key", k1, k0)):
+            try:
+                diff = compare_layer(spec, moved, still, what)
+            except (ValueError, TypeError) as exc:
+                diff = f"spec.apply failed: {exc}"
+            if diff:
+                problems.append(f"layer {i} {what}: {diff}")
+    kind = "wrong" if problems else "agree"
+    return Outcome(kind, "; ".join(problems[:3]), layers=len(layers), seconds=time.perf_counter() - t0)
+
+
+# --- the test -------------------------------------------------------------------------------------
+
+RESULTS: dict[str, Outcome] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _attention_recorder():
+    _register()
+    yield
+
+
+CANDIDATES = candidates()
+
+
+@pytest.mark.parametrize("cand", CANDIDATES, ids=[c.name for c in CANDIDATES])
+def test_family(cand):
+    outcome = sweep_one(cand)
+    RESULTS[cand.name] = outcome
+    if outcome.kind == "wrong":
+        pytest.fail(f"rope_spec accepts {cand.name} but differs from its code: {outcome.detail}")
+    if outcome.kind == "rejected":
+        assert cand.name in outcome.detail or "model_type" in outcome.detail, outcome.detail
+
+
+def summary() -> str:
+    groups: dict[str, list[str]] = {}
+    for name, out in sorted(RESULTS.items()):
+        groups.setdefault(out.kind, []).append(f"  {name}: {out.detail}" if out.detail else f"  {name}")
+    compared = sum(len(groups.get(k, [])) for k in ("agree", "rejected", "wrong"))
+    lines = [f"rope_spec sweep over transformers {transformers.__version__}: {len(RESULTS)} families, "
+             f"{compared} compared, {len(groups.get('agree', []))} agree, {len(groups.get('rejected', []))} rejected, "
+             f"{len(groups.get('wrong', []))} wrong, {len(groups.get('cannot', []))} could not be compared"]
+    for kind, title in (("wrong", "WRONG"), ("rejected", "rejected by rope_spec"), ("cannot", "could not compare")):
+        if groups.get(kind):
+            lines.append(f"{title}:")
+            lines.extend(groups[kind])
+    return "\n".join(lines)
+
+
+def test_sweep_summary():
+    """Runs last: prints the summary and checks the target (>= 90% of compared families agree)."""
+    if len(RESULTS) < len(CANDIDATES):
+        pytest.skip("the summary needs the whole sweep")
+    print("\n" + summary())
+    compared = [o for o in RESULTS.values() if o.kind != "cannot"]
+    agree = [o for o in compared if o.kind == "agree"]
+    assert not [o for o in compared if o.kind == "wrong"]
+    assert len(agree) >= 0.9 * len(compared), summary()
