@@ -105,7 +105,9 @@ def _execute(path: str, timeout: int) -> tuple[str, float, str | None]:
 
     nb = nbformat.read(path, as_version=4)
     result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False)
-    return nbformat.writes(nb), result.time, result.exc_string if result.err is not None else None
+    # the error's own text holds the failing cell and its traceback (exc_string is nbclient's stack)
+    error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
+    return nbformat.writes(nb), result.time, error
 
 
 def _link_cache(build: Path, folder: Path) -> None:
@@ -194,7 +196,7 @@ def build(root: Path, *, force: bool = False, jobs: int | None = None) -> int:
                 text, seconds, error = future.result()
                 if error:
                     failed.append(name)
-                    print(f"  FAILED    {name}  after {seconds:.1f} s ({why})\n{error[-4000:]}")
+                    print(f"  FAILED    {name}  after {seconds:.1f} s ({why})\n{error[-3000:]}")
                     continue
                 cache.cache_notebook_bundle(
                     CacheBundleIn(nbformat.reads(text, as_version=4), str(path), data={"execution_seconds": seconds}),

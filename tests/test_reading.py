@@ -125,3 +125,28 @@ def test_code_and_output_fit_the_column(site_url, browser, chapter):
         assert not wide, "\n".join(wide[:15]) + (f"\n... and {len(wide) - 15} more" if len(wide) > 15 else "")
     finally:
         context.close()
+
+
+def test_landing_page_has_chapter_cards_and_reading_paths(built_book):
+    """A card per chapter, and at least four reading paths whose section links all resolve."""
+    html = (built_book / "book" / "intro.html").read_text(encoding="utf-8")
+    article = BeautifulSoup(html, "html.parser").select_one("article.bd-article")
+    cards = article.select(".sd-card")
+    linked = {a["href"].split("#")[0].split("/")[-1] for card in cards for a in card.select("a[href]")}
+    assert {f"{p.stem}.html" for p in CHAPTERS} <= linked, f"chapters without a card: {linked}"
+    assert all(card.select_one(".sd-card-footer") for card in cards), "every card says what you can do after it"
+    section = article.find(id="reading-paths")
+    assert section is not None, "no 'Reading paths' section"
+    paths = section.find_all("ol")
+    assert len(paths) >= 4, f"{len(paths)} reading paths"
+    targets = set()
+    for ol in paths:
+        for a in ol.select("a[href]"):
+            page, _, anchor = a["href"].partition("#")
+            assert anchor, f"a reading path links a whole page, not a section: {a['href']}"
+            target = (built_book / "book" / page).resolve()
+            assert target.exists(), a["href"]
+            ids = {t.get("id") for t in BeautifulSoup(target.read_text(encoding="utf-8"), "html.parser").select("[id]")}
+            assert anchor in ids, f"{a['href']}: no section with id {anchor!r}"
+            targets.add((target.name, anchor))
+    assert len(targets) >= 8, f"reading paths link only {len(targets)} distinct sections"
