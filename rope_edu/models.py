@@ -239,9 +239,10 @@ def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False,
             cfg.defaults.append(f"{where}.{name} = {default!r} (transformers' YaRN default; the config does not state it)")
     if nested:
         # transformers' YaRN reads `config.rope_parameters.get("truncate", True)`: with parameters nested
-        # by layer type that is the outer dict, so a per-layer-type truncate is never read
-        outer = cfg.data["rope_parameters"]
-        truncate = outer.get("truncate", True)
+        # by layer type that is the outer dict, so a per-layer-type truncate is never read (nor a flat
+        # v4 rope_scaling's, once the config class has nested it: OLMo 3)
+        outer = cfg.data.get("rope_parameters")
+        truncate = outer.get("truncate", True) if isinstance(outer, Mapping) and block is not outer else True
         if block.get("truncate") is not None and block["truncate"] != truncate:
             cfg.defaults.append(f"{where}.truncate = {block['truncate']!r} is not read: transformers' YaRN reads "
                                 f"truncate from the top level of rope_parameters ({truncate!r})")
@@ -465,6 +466,9 @@ class Family:
         multi-head latent attention: ``qk_rope_head_dim`` dims after ``qk_nope_head_dim`` pass-through dims.
     fraction_keys : tuple of str
         Fields naming the rotated fraction (v5 ``partial_rotary_factor``, GPT-NeoX's v4 ``rotary_pct``).
+    rotary_dim_key : str or None
+        A legacy field naming the rotated dims instead (MiniMax-M2's released ``rotary_dim``): its
+        config class turns it into ``partial_rotary_factor = rotary_dim / head_dim``.
     default_fraction : float
         The config class's default fraction.
     theta_keys : tuple of str
@@ -539,6 +543,7 @@ class Family:
     layout: str = "half"
     rotary: str = "head"
     fraction_keys: tuple[str, ...] = ("partial_rotary_factor",)
+    rotary_dim_key: str | None = None
     default_fraction: float = 1.0
     theta_keys: tuple[str, ...] = ("rope_theta",)
     default_theta: float | Mapping[str, float] = _HF_THETA
@@ -685,6 +690,10 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
                             f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
         return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
     block, where = _rope_block(cfg)
+    if family.flat_types is not None and key is not None:
+        # the config class nests a v4 flat block under these layer types (OLMo 3): read it as nested
+        return _read_rope(cfg, theta_keys=family.theta_keys, block=block, where=where,
+                          default_theta=family.theta_default(key), theta_source=source, nested=True, **common)
     if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
         cfg.defaults.append(f"rope_parameters = {dict(family.default_block)!r} ({family.label} config default; "
                             "the config does not state it)")
@@ -719,6 +728,14 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
         return dict(head_dim=head_dim, rotary_dim=rotary_dim)
     fraction, label = _fraction(cfg, rope, family.fraction_keys, family.default_fraction,
                                 f"{family.label} config default")
+    if family.rotary_dim_key is not None and cfg.has(family.rotary_dim_key):
+        legacy = _positive_int(cfg.data[family.rotary_dim_key], family.rotary_dim_key)
+        stated = label in cfg.data or label.startswith(rope.where)
+        if stated and int(head_dim * fraction) != legacy:
+            raise ValueError(f"the config states {family.rotary_dim_key} = {legacy} and {label} = {fraction} "
+                             f"(= {int(head_dim * fraction)} of head_dim {head_dim} dims); they must agree")
+        cfg.defaults[:] = [d for d in cfg.defaults if not d.startswith(f"{label} = ")]
+        fraction, label = legacy / head_dim, family.rotary_dim_key
     if rope.method == "proportional":
         # Gemma 4's global layers: the table covers the whole head (pairs (i, i + head_dim/2)); the
         # first int(fraction * head_dim) // 2 pairs turn at base**(-2i/head_dim), the others not at all
@@ -975,7 +992,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("gemma3", "Gemma 3 (text)", ("gemma3_text",), "transformers.models.gemma3", qk_norm="before_rope",
        default_theta=_GEMMA3_THETA, pattern=("sliding_window_pattern", 6),
        local_theta=("rope_local_base_freq", "sliding_attention")),
-    _F("deepseek_v3", "DeepSeek-V3, Kimi K2 / K2.5 (MLA)", ("deepseek_v3",), "transformers.models.deepseek_v3",
+    _F("deepseek_v3", "DeepSeek-V3, Kimi K2 / K2.5 (MLA)", ("deepseek_v3", "kimi_k2"), "transformers.models.deepseek_v3",
        rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
     _F("phi3", "Phi-3, Phi-3.5, Phi-4-mini", ("phi3",), "transformers.models.phi3", rotary="fraction",
        scalings=("default", "longrope"), rename=MappingProxyType({"su": "longrope", "yarn": "longrope"}),
@@ -1010,50 +1027,37 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("aria", "AriaText", ("aria_text",), "transformers.models.aria"),
     _F("axk1", "AXK1", ("axk1",), "transformers.models.axk1", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
     _F("axk2", "AXK2", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
-    _F("bailing_hybrid", "BailingHybrid", ("bailing_hybrid",), "transformers.models.bailing_hybrid", rotary="mla", **_MLA_INTERLEAVED),
     _F("bamba", "Bamba", ("bamba",), "transformers.models.bamba", rotary="fraction", default_fraction=0.5, attention_indices="attn_layer_indices"),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
-    _F("blt", "Blt", ("blt",), "transformers.models.blt", default_theta=500000.0),
     _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj),
     _F("cohere", "Cohere", ("cohere",), "transformers.models.cohere", default_theta=500000.0, layout="interleaved"),
     _F("cohere2", "Cohere2", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
     _F("cohere2_moe", "Cohere2Moe", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
-    _F("cohere_compass", "CohereCompass", ("cohere_compass_text",), "transformers.models.cohere_compass"),
     _F("cosmos3_edge", "Cosmos3Edge", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0),
-    _F("csm", "CsmDepthDecoder", ("csm_depth_decoder_model",), "transformers.models.csm", default_theta=500000.0),
     _F("cwm", "Cwm", ("cwm",), "transformers.models.cwm", default_theta=1000000.0),
-    _F("dbrx", "Dbrx", ("dbrx",), "transformers.models.dbrx"),
-    _F("deepseek_ocr2", "DeepseekOcr2", ("deepseek_ocr2_text",), "transformers.models.deepseek_ocr2"),
     _F("deepseek_v2", "DeepseekV2", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),
     _F("deepseek_v32", "DeepseekV32", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla", **_MLA_INTERLEAVED),
     _F("diffllama", "DiffLlama", ("diffllama",), "transformers.models.diffllama"),
     _F("doge", "Doge", ("doge",), "transformers.models.doge"),
     _F("dots1", "Dots1", ("dots1",), "transformers.models.dots1"),
-    _F("dots3_note", "Dots3Note", ("dots3_note_text",), "transformers.models.dots3_note", rotary="mla", default_theta=80000000.0, **_MLA_INTERLEAVED),
     _F("embedding_gemma2", "EmbeddingGemma2", ("embedding_gemma2_text",), "transformers.models.embedding_gemma2"),
     _F("emu3", "Emu3", ("emu3_text_model",), "transformers.models.emu3", default_theta=1000000.0),
     _F("ernie4_5", "Ernie4_5", ("ernie4_5",), "transformers.models.ernie4_5", default_theta=500000.0, layout="interleaved"),
     _F("ernie4_5_moe", "Ernie4_5_Moe", ("ernie4_5_moe",), "transformers.models.ernie4_5_moe", default_theta=500000.0, layout="interleaved"),
-    _F("ernie4_5_vl_moe", "Ernie4_5_VLMoe", ("ernie4_5_vl_moe_text",), "transformers.models.ernie4_5_vl_moe", default_theta=500000.0),
     _F("exaone4", "Exaone4", ("exaone4",), "transformers.models.exaone4", rope_types=("sliding_attention",), windowless="all"),
     _F("exaone_moe", "ExaoneMoe", ("exaone_moe",), "transformers.models.exaone_moe", rope_types=("sliding_attention",), windowless="all"),
-    _F("falcon", "Falcon", ("falcon",), "transformers.models.falcon"),
-    _F("falcon_h1", "FalconH1", ("falcon_h1",), "transformers.models.falcon_h1"),
     _F("flex_olmo", "FlexOlmo", ("flex_olmo",), "transformers.models.flex_olmo", default_theta=500000.0),
     _F("flint", "Flint", ("flint",), "transformers.models.flint", rope_types=("sliding_attention",), windowless="none"),
     _F("gemma", "Gemma", ("gemma",), "transformers.models.gemma"),
     _F("gemma2", "Gemma2", ("gemma2",), "transformers.models.gemma2"),
-    _F("gemma3n", "Gemma3n", ("gemma3n_text",), "transformers.models.gemma3n", default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 1000000.0, "*": 1000000.0})),
     _F("gemma4", "Gemma4", ("gemma4_text",), "transformers.models.gemma4", rotary="fraction"),
     _F("gemma4_unified", "Gemma4Unified", ("gemma4_unified_text",), "transformers.models.gemma4_unified", rotary="fraction"),
     _F("glm4_moe", "Glm4Moe", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction", default_fraction=0.5),
     _F("glm4_moe_lite", "Glm4MoeLite", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
     _F("glm4v", "Glm4v", ("glm4v_text",), "transformers.models.glm4v", rotary="fraction", layout="interleaved"),
-    _F("glm4v_moe", "Glm4vMoe", ("glm4v_moe_text",), "transformers.models.glm4v_moe", rotary="fraction", default_fraction=0.5),
     _F("glm_image", "GlmImage", ("glm_image_text",), "transformers.models.glm_image", rotary="fraction"),
     _F("glm_moe_dsa", "GlmMoeDsa", ("glm_moe_dsa",), "transformers.models.glm_moe_dsa", rotary="mla", **_MLA_INTERLEAVED),
     _F("glm_ocr", "GlmOcr", ("glm_ocr_text",), "transformers.models.glm_ocr", rotary="fraction", layout="interleaved"),
-    _F("gpt_neox_japanese", "GPTNeoXJapanese", ("gpt_neox_japanese",), "transformers.models.gpt_neox_japanese", rotary="fraction"),
     _F("granite", "Granite", ("granite",), "transformers.models.granite"),
     _F("granite_docling", "GraniteDocling", ("granite_docling_text",), "transformers.models.granite_docling"),
     _F("granite_swa", "GraniteSWA", ("granite_swa",), "transformers.models.granite_swa"),
@@ -1065,25 +1069,21 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("hrm_text", "HrmText", ("hrm_text",), "transformers.models.hrm_text"),
     _F("hunyuan_v1_dense", "HunYuanDenseV1", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense"),
     _F("hunyuan_v1_moe", "HunYuanMoEV1", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe"),
-    _F("hunyuan_vl", "HunYuanVL", ("hunyuan_vl_text",), "transformers.models.hunyuan_vl"),
     _F("hy_v3", "HYV3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0),
     _F("hy_v4", "HYV4", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),
     _F("hyperclovax", "HyperCLOVAX", ("hyperclovax",), "transformers.models.hyperclovax"),
     _F("jais2", "Jais2", ("jais2",), "transformers.models.jais2"),
     _F("jetmoe", "JetMoe", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
     _F("kolibri1", "Kolibri1", ("kolibri1",), "transformers.models.kolibri1", rope_types=("sliding_attention",), windowless="all"),
-    _F("kyutai_speech_to_text", "KyutaiSpeechTo", ("kyutai_speech_to_text",), "transformers.models.kyutai_speech_to_text"),
     _F("laguna", "Laguna", ("laguna",), "transformers.models.laguna", rotary="fraction"),
     _F("lara_mini", "LaraMini", ("lara_mini",), "transformers.models.lara_mini", rope_types=("sliding_attention",)),
     _F("lfm2", "Lfm2", ("lfm2",), "transformers.models.lfm2", default_theta=1000000.0),
-    _F("lfm2_moe", "Lfm2Moe", ("lfm2_moe",), "transformers.models.lfm2_moe", default_theta=1000000.0),
     _F("lfm3", "Lfm3", ("lfm3",), "transformers.models.lfm3", default_theta=1000000.0, rotary="fraction"),
-    _F("longcat_flash", "LongcatFlash", ("longcat_flash",), "transformers.models.longcat_flash", rotary="mla", default_theta=10000000.0, **_MLA_INTERLEAVED),
     _F("mellum", "Mellum", ("mellum",), "transformers.models.mellum", rotary="fraction"),
     _F("mimo_v2_flash", "MiMoV2Flash", ("mimo_v2_flash",), "transformers.models.mimo_v2_flash", rotary="fraction"),
     _F("minicpm3", "MiniCPM3", ("minicpm3",), "transformers.models.minicpm3", rotary="mla", extra=_mla_softmax_extra),
     _F("minimax", "MiniMax", ("minimax",), "transformers.models.minimax", default_theta=1000000.0),
-    _F("minimax_m2", "MiniMaxM2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction", default_theta=5000000.0),
+    _F("minimax_m2", "MiniMaxM2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction", default_theta=5000000.0, rotary_dim_key="rotary_dim"),
     _F("minimax_m3_vl", "MiniMaxM3VL", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl", rotary="fraction", default_theta=5000000.0),
     _F("ministral", "Ministral", ("ministral",), "transformers.models.ministral"),
     _F("ministral3", "Ministral3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra),
@@ -1099,12 +1099,11 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("nanochat", "NanoChat", ("nanochat",), "transformers.models.nanochat", clockwise=True),
     _F("nemotron", "Nemotron", ("nemotron",), "transformers.models.nemotron", rotary="fraction", default_fraction=0.5),
     _F("olmo", "Olmo", ("olmo",), "transformers.models.olmo"),
-    _F("olmo3", "Olmo3", ("olmo3",), "transformers.models.olmo3", default_theta=500000.0),
+    _F("olmo3", "Olmo3", ("olmo3",), "transformers.models.olmo3", default_theta=500000.0, flat_types=("full_attention",)),
     _F("olmo_hybrid", "OlmoHybrid", ("olmo_hybrid",), "transformers.models.olmo_hybrid"),
     _F("olmoe", "Olmoe", ("olmoe",), "transformers.models.olmoe"),
     _F("paddleocr_vl", "PaddleOCR", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl", default_theta=500000.0),
     _F("persimmon", "Persimmon", ("persimmon",), "transformers.models.persimmon", rotary="fraction", default_fraction=0.5),
-    _F("phi4_multimodal", "Phi4Multimodal", ("phi4_multimodal",), "transformers.models.phi4_multimodal", rotary="fraction"),
     _F("phimoe", "Phimoe", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
     _F("qwen2_5_omni", "Qwen2_5OmniThinker", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni", default_theta=1000000.0),
     _F("qwen2_moe", "Qwen2Moe", ("qwen2_moe",), "transformers.models.qwen2_moe"),
@@ -1114,7 +1113,6 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("qwen3_next", "Qwen3Next", ("qwen3_next",), "transformers.models.qwen3_next", rotary="fraction", default_fraction=0.25),
     _F("qwen3_omni_moe", "Qwen3OmniMoeThinker", ("qwen3_omni_moe_text",), "transformers.models.qwen3_omni_moe", default_theta=1000000.0),
     _F("qwen3_vl_moe", "Qwen3VLMoe", ("qwen3_vl_moe_text",), "transformers.models.qwen3_vl_moe", default_theta=500000.0),
-    _F("qwen4_exp", "Qwen4Exp", ("qwen4_exp_text",), "transformers.models.qwen4_exp", rotary="fraction"),
     _F("recurrent_gemma", "RecurrentGemma", ("recurrent_gemma",), "transformers.models.recurrent_gemma", rotary="fraction", default_fraction=0.5, cycle_types="block_types"),
     _F("seed_oss", "SeedOss", ("seed_oss",), "transformers.models.seed_oss"),
     _F("solar_open", "SolarOpen", ("solar_open",), "transformers.models.solar_open", rotary="fraction", default_theta=1000000.0),
@@ -1123,9 +1121,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("step3p7", "Step3p7", ("step3p5",), "transformers.models.step3p7", rotary="fraction"),
     _F("unlimited_ocr", "UnlimitedOcr", ("unlimited_ocr_text",), "transformers.models.unlimited_ocr"),
     _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma"),
-    _F("voxtral_realtime", "VoxtralRealtime", ("voxtral_realtime_text",), "transformers.models.voxtral_realtime"),
     _F("youtu", "Youtu", ("youtu",), "transformers.models.youtu", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
-    _F("zamba2", "Zamba2", ("zamba2",), "transformers.models.zamba2", switch=("use_mem_rope", True, False)),
     _F("zaya", "Zaya", ("zaya",), "transformers.models.zaya", rotary="fraction"),
 ]}
 
@@ -1140,6 +1136,12 @@ _WRAPPERS: dict[str, tuple[str, str]] = {
     "qwen2_5_vl": ("text_config", "qwen2_5_vl_text"),
     "qwen3_vl": ("text_config", "qwen3_vl_text"),
 }
+
+# every registered "<parent>_text" model_type: its multimodal parent holds it in text_config
+for _mt in list(MODEL_TYPES):
+    if _mt.endswith("_text") and _mt != "hrm_text":  # HRM-Text is a text model of its own
+        _WRAPPERS.setdefault(_mt[: -len("_text")], ("text_config", _mt))
+_WRAPPERS["kimi_k25"] = ("text_config", "deepseek_v3")  # Kimi K2.5: its language model is DeepSeek-V3
 
 #: Wrappers whose hub config.json may keep the language model's fields at the top level (no text_config).
 _FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
@@ -1374,8 +1376,10 @@ class RopeSpec:
         return self._frequencies(seq_len)[0]
 
     def wavelengths(self, seq_len: int | None = None) -> np.ndarray:
-        """:math:`2\\pi/\\theta_i` in positions, shape ``(rotary_dim // 2,)``."""
-        return 2.0 * np.pi / self.inv_freq(seq_len)
+        """:math:`2\\pi/\\theta_i` in positions, shape ``(rotary_dim // 2,)`` (inf for a pair that does
+        not turn: proportional RoPE's unused pairs)."""
+        with np.errstate(divide="ignore"):
+            return 2.0 * np.pi / self.inv_freq(seq_len)
 
     def cos_sin(self, positions: Any, seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per-pair ``attention_factor * cos(m θ_i)`` and ``attention_factor * sin(m θ_i)``.
@@ -1514,6 +1518,7 @@ class RopeSpec:
             params = ", ".join(f"{k}={_short(v)}" for k, v in self.scaling_params.items())
             lines.append(f"  base {self.base:,.0f}; scaling {self.scaling!r}" + (f": {params}" if params else ""))
             wl = self.wavelengths()
+            wl = wl[np.isfinite(wl)]
             lines.append(f"  wavelengths {wl.min():.3g} .. {wl.max():.3g} positions"
                          + (" (at loading; they change with the length)" if self.depends_on_length else ""))
             if self.attention_factor != 1.0:

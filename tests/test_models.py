@@ -8,6 +8,7 @@ sequence lengths. transformers computes in float32, so angles agree to a few 1e-
 
 from __future__ import annotations
 
+import copy
 import importlib
 import math
 import subprocess
@@ -266,8 +267,10 @@ def test_family_agrees_with_its_transformers_code(case):
 
 def test_every_family_is_tested():
     tested = {rope_spec(make(), **kwargs).family for _, make, kwargs, _ in CASES.values()}
-    # the M-RoPE families (qwen2_vl, qwen2_5_vl, qwen3_vl) are checked in tests/test_multidim.py
-    assert tested | {"minimind", "qwen2_vl", "qwen2_5_vl", "qwen3_vl"} == set(M.FAMILIES)
+    # the M-RoPE families (qwen2_vl, qwen2_5_vl, qwen3_vl) are checked in tests/test_multidim.py; every
+    # family is also run layer by layer by tests/test_model_sweep.py, which checks that none is left out
+    assert tested | {"minimind", "qwen2_vl", "qwen2_5_vl", "qwen3_vl"} <= set(M.FAMILIES)
+    assert len(tested) == 15
 
 
 @pytest.mark.parametrize("partial", [0.25, 0.5, 1.0])
@@ -612,3 +615,258 @@ def test_published_configs_parse_and_cite_the_bibliography():
     assert (local.base, local.scaling, glob.base, glob.scaling) == (1e4, "default", 1e6, "linear")
     smol = rope_spec(dict(P["SmolLM3 3B"].config), layer=3)
     assert not smol.uses_rope
+
+
+# --- rules the transformers 5.24 families bring ---------------------------------------------------
+
+
+def gemma4_config(**kwargs):
+    kwargs = {"hidden_size": 64, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 32,
+              "global_head_dim": 64, "num_hidden_layers": 6, "intermediate_size": 32, **kwargs}
+    return tiny("Gemma4TextConfig", **kwargs)
+
+
+def test_gemma4_proportional_rope_on_global_layers():
+    config = gemma4_config()
+    rope = modeling("gemma4").Gemma4TextRotaryEmbedding(config)
+    local, glob = rope_spec(config, layer=0), rope_spec(config, layer=5)
+    # sliding layers: plain RoPE over the whole (local) head at base 10^4
+    assert (local.head_dim, local.rotary_dim, local.base, local.scaling) == (32, 32, 1e4, "default")
+    np.testing.assert_allclose(local.inv_freq(), rope.sliding_attention_inv_freq.double().numpy(), rtol=2e-6)
+    # global layers: the table covers the global head (per_layer_config's head_dim 64); the first
+    # int(0.25 * 64 // 2) = 8 pairs turn at 10^6 ** (-2i / 64), the other 24 not at all
+    assert (glob.head_dim, glob.rotary_dim, glob.rotating_pairs, glob.scaling) == (64, 64, 8, "proportional")
+    theta = glob.inv_freq()
+    np.testing.assert_allclose(theta[:8], 1e6 ** (-2.0 * np.arange(8) / 64), rtol=1e-12)
+    assert np.all(theta[8:] == 0) and np.isinf(glob.wavelengths()[8:]).all()
+    np.testing.assert_allclose(theta, rope.full_attention_inv_freq.double().numpy(), rtol=2e-6)
+    # applied with the family's own apply function: pairs (i, i + 32) for i < 8 turn, the rest pass
+    pos = positions_for(40)
+    x = np.random.default_rng(0).standard_normal((2, 2, 40, 64)).astype(np.float32)
+    cos, sin = rope(torch.zeros(1), torch.tensor(pos), "full_attention")
+    ref = modeling("gemma4").apply_rotary_pos_emb(torch.tensor(x), cos, sin)
+    np.testing.assert_allclose(glob.apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
+    still = np.r_[8:32, 40:64]
+    np.testing.assert_array_equal(glob.apply(x, pos)[..., still], x[..., still])
+    assert "only pairs 0..7 turn" in glob.describe()
+    # a scaling factor divides every frequency (transformers' proportional rule)
+    scaled = gemma4_config(rope_parameters={
+        "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.5, "rope_theta": 1e6, "factor": 4.0}})
+    rope = modeling("gemma4").Gemma4TextRotaryEmbedding(scaled)
+    np.testing.assert_allclose(rope_spec(scaled, "full_attention").inv_freq(),
+                               rope.full_attention_inv_freq.double().numpy(), rtol=2e-6)
+    assert rope_spec(scaled, "full_attention").rotating_pairs == 16
+
+
+def test_olmo3_yarn_on_full_attention_layers_only_and_what_transformers_drops():
+    config = tiny("Olmo3Config", hidden_size=64, num_attention_heads=2, num_hidden_layers=4, max_position_embeddings=512,
+                  rope_theta=1e6, rope_scaling={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64,
+                                                "truncate": False})
+    # what transformers does: the sliding layers get the class default base (rope_theta reaches the
+    # full-attention layers only), and the full layers' YaRN keeps truncate=True (read from the top level)
+    assert config.rope_parameters["sliding_attention"]["rope_theta"] == 500_000.0
+    rope = modeling("olmo3").Olmo3RotaryEmbedding(config)
+    sliding, full = rope_spec(config, "sliding_attention"), rope_spec(config, "full_attention")
+    assert (sliding.base, sliding.scaling, full.base, full.scaling) == (5e5, "default", 1e6, "yarn")
+    assert full.scaling_params["truncate"] is True
+    assert any("truncate = False is not read" in d for d in full.defaults)
+    for spec, layer_type in ((sliding, "sliding_attention"), (full, "full_attention")):
+        np.testing.assert_allclose(spec.inv_freq(), getattr(rope, f"{layer_type}_inv_freq").double().numpy(), rtol=2e-6)
+        assert spec.attention_factor == pytest.approx(getattr(rope, f"{layer_type}_attention_scaling"), rel=1e-9)
+    # the same config.json as transformers 4 wrote it (flat), and as transformers 5 writes it (nested)
+    v4 = {"model_type": "olmo3", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 4,
+          "max_position_embeddings": 512, "layer_types": config.layer_types, "rope_theta": 1e6,
+          "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64, "truncate": False}}
+    for layer_type in ("sliding_attention", "full_attention"):
+        a, b = rope_spec(v4, layer_type), rope_spec(config.to_dict(), layer_type)
+        assert same_rope(a, b)
+    assert any("ignores rope_theta = 1000000.0" in d for d in rope_spec(v4, "sliding_attention").defaults)
+
+
+def test_rope_on_sliding_layers_only():
+    for cls, key, layout in (("Cohere2Config", "cohere2", "interleaved"), ("Exaone4Config", "exaone4", "half")):
+        config = tiny(cls, hidden_size=64, num_attention_heads=2, num_hidden_layers=4, sliding_window=16)
+        specs = [rope_spec(config, layer=i) for i in range(4)]
+        assert [s.uses_rope for s in specs] == [t == "sliding_attention" for t in config.layer_types]
+        assert not rope_spec(config, "full_attention").uses_rope
+        assert "only in 'sliding_attention' layers" in rope_spec(config, "full_attention").no_rope_reason
+        assert rope_spec(config, "sliding_attention").layout == layout
+        with pytest.raises(ValueError, match="layers of this .* differ"):
+            rope_spec(config)
+    # without a sliding window, EXAONE 4 rotates every layer and Cohere 2 none (what their code tests)
+    exaone = tiny("Exaone4Config", hidden_size=64, num_attention_heads=2, num_hidden_layers=4, sliding_window=None,
+                  layer_types=["sliding_attention"] * 3 + ["full_attention"])
+    cohere = tiny("Cohere2Config", hidden_size=64, num_attention_heads=2, num_hidden_layers=4, sliding_window=None)
+    assert all(rope_spec(exaone, layer=i).uses_rope for i in range(4))
+    assert not any(rope_spec(cohere, layer=i).uses_rope for i in range(4))
+
+
+def test_partial_rotary_families():
+    # fraction of the head that rotates, the leading dims, half-split pairs
+    for cls, fraction, key in (("Qwen3NextConfig", 0.25, "qwen3_next"), ("Glm4MoeConfig", 0.5, "glm4_moe")):
+        config = tiny(cls, hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=4)
+        layer = next(i for i, t in enumerate(getattr(config, "layer_types", None) or ["full_attention"] * 4)
+                     if t == "full_attention")
+        spec = rope_spec(config, layer=layer)
+        assert (spec.rotary_dim, spec.rotary_offset, spec.layout) == (int(64 * fraction), 0, "half")
+    qwen35 = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=4)
+    assert rope_spec(qwen35, "full_attention").rotary_dim == 16
+    assert not rope_spec(qwen35, "linear_attention").uses_rope
+    assert "no attention" in rope_spec(qwen35, "linear_attention").no_rope_reason
+    # a multimodal Qwen3.5 config.json holds the language model in text_config
+    wrapped = {"model_type": "qwen3_5", "text_config": qwen35.to_dict()}
+    assert rope_spec(wrapped, layer=3) == rope_spec(qwen35, layer=3)
+
+
+def test_minimax_m2_rotary_dim():
+    config = tiny("MiniMaxM2Config", hidden_size=128, num_attention_heads=2, head_dim=64, rotary_dim=32,
+                  num_local_experts=2, intermediate_size=32)
+    assert rope_spec(config).rotary_dim == 32 == int(64 * config.rope_parameters["partial_rotary_factor"])
+    released = {"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48, "head_dim": 128,
+                "rotary_dim": 64, "rope_theta": 5e6}
+    spec = rope_spec(released)
+    assert (spec.rotary_dim, spec.head_dim, spec.base) == (64, 128, 5e6)
+    with pytest.raises(ValueError, match="rotary_dim = 64 and partial_rotary_factor = 0.25"):
+        rope_spec({**released, "partial_rotary_factor": 0.25})
+
+
+def test_ernie45_rotates_interleaved_pairs():
+    config = tiny("Ernie4_5Config", hidden_size=64, num_attention_heads=2, head_dim=32)
+    spec = rope_spec(config)
+    assert (spec.layout, spec.rotary_dim, spec.base) == ("interleaved", 32, 500_000.0)
+    mod = modeling("ernie4_5")
+    pos = positions_for(30)
+    x = np.random.default_rng(2).standard_normal((2, 2, 30, 32)).astype(np.float32)
+    cos, sin = mod.Ernie4_5RotaryEmbedding(config)(torch.zeros(1), torch.tensor(pos))
+    ref, _ = mod.apply_rotary_pos_emb(torch.tensor(x), torch.tensor(x), cos, sin)
+    np.testing.assert_allclose(spec.apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
+
+
+KIMI_K2_YARN = {"type": "yarn", "factor": 32.0, "beta_fast": 1.0, "beta_slow": 1.0, "mscale": 1.0,
+                "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096}
+
+
+def test_kimi_k2_yarn_with_equal_betas():
+    # Kimi K2's released config.json: YaRN with beta_fast == beta_slow (transformers widens the ramp by 0.001)
+    config = tiny("DeepseekV3Config", hidden_size=64, num_attention_heads=2, q_lora_rank=None, kv_lora_rank=16,
+                  qk_rope_head_dim=64, qk_nope_head_dim=32, v_head_dim=16, max_position_embeddings=131072,
+                  n_routed_experts=2, num_experts_per_tok=1, n_group=1, topk_group=1, rope_theta=50000.0,
+                  rope_scaling=dict(KIMI_K2_YARN))
+    spec = rope_spec(config)
+    rope = modeling("deepseek_v3").DeepseekV3RotaryEmbedding(config)
+    np.testing.assert_allclose(spec.inv_freq(), rope.inv_freq.double().numpy(), rtol=2e-6)
+    assert spec.attention_factor == pytest.approx(rope.attention_scaling, rel=1e-9)
+    theta = S.frequencies(64, 50000.0)
+    assert np.any(spec.inv_freq() == theta) and np.any(np.isclose(spec.inv_freq(), theta / 32))
+    # the head_dim transformers writes for MLA is the rotary part only; rope_spec reads the real head
+    assert config.to_dict()["head_dim"] == 64 and spec.head_dim == 96 and spec.rotary_offset == 32
+    # Kimi K2.5: a multimodal config whose text_config is Kimi K2's (model_type kimi_k2 or deepseek_v3)
+    text = {k: v for k, v in config.to_dict().items() if k != "model_type"}
+    for inner in ("kimi_k2", "deepseek_v3"):
+        k25 = rope_spec({"model_type": "kimi_k25", "text_config": {**text, "model_type": inner}})
+        np.testing.assert_allclose(k25.inv_freq(), spec.inv_freq(), rtol=1e-12)
+
+
+def test_recurrent_gemma_attention_layers():
+    # the sweep cannot run it (its recurrent blocks reset where position_ids == 0): checked here directly
+    config = tiny("RecurrentGemmaConfig", hidden_size=64, num_attention_heads=2, num_hidden_layers=3,
+                  intermediate_size=32, lru_width=64, attention_window_size=16)
+    assert [rope_spec(config, layer=i).uses_rope for i in range(3)] == [False, False, True]
+    spec = rope_spec(config, layer=2)
+    assert (spec.head_dim, spec.rotary_dim) == (32, 16)
+    assert_same_rotation(spec, hf_half("recurrent_gemma", "RecurrentGemmaRotaryEmbedding"), config, 30)
+    cycle = {"model_type": "recurrent_gemma", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 6,
+             "block_types": ["recurrent", "recurrent", "attention"], "partial_rotary_factor": 0.5}
+    assert [rope_spec(cycle, layer=i).uses_rope for i in range(6)] == [False, False, True] * 2
+
+
+def test_unsupported_families_say_why():
+    with pytest.raises(ValueError, match="'deepseek_v4' is not supported by rope_spec: .*compress"):
+        rope_spec({"model_type": "deepseek_v4", "hidden_size": 64})
+    with pytest.raises(ValueError, match="unknown model_type 'bert': rope_spec has no data for this family"):
+        rope_spec({"model_type": "bert"})
+
+
+# --- both config schemas (transformers 4.x and 5.x) --------------------------------------------
+
+
+def same_rope(a: RopeSpec, b: RopeSpec) -> bool:
+    """Equal in everything but the notes on defaults (which name the fields they came from)."""
+    return {**a.__dict__, "defaults": ()} == {**b.__dict__, "defaults": ()}
+
+
+QWEN3_V4 = {"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 2, "head_dim": 32,
+            "max_position_embeddings": 256, "rope_theta": 1e6,
+            "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}}
+QWEN3_V5 = {"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 2, "head_dim": 32,
+            "max_position_embeddings": 256,
+            "rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 4.0, "original_max_position_embeddings": 64}}
+GEMMA3_V4 = {"model_type": "gemma3_text", "hidden_size": 64, "num_attention_heads": 2, "head_dim": 32,
+             "num_hidden_layers": 6, "sliding_window_pattern": 6, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
+             "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
+GEMMA3_V5 = {"model_type": "gemma3_text", "hidden_size": 64, "num_attention_heads": 2, "head_dim": 32,
+             "num_hidden_layers": 6, "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
+             "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+                                 "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6}}}
+NEOX_V4 = {"model_type": "gpt_neox", "hidden_size": 128, "num_attention_heads": 2, "rotary_pct": 0.25,
+           "rotary_emb_base": 20000}
+NEOX_V5 = {"model_type": "gpt_neox", "hidden_size": 128, "num_attention_heads": 2,
+           "rope_parameters": {"rope_type": "default", "rope_theta": 20000, "partial_rotary_factor": 0.25}}
+PHI_V4 = {"model_type": "phi", "hidden_size": 160, "num_attention_heads": 2, "partial_rotary_factor": 0.4,
+          "rope_theta": 10000.0}
+PHI_V5 = {"model_type": "phi", "hidden_size": 160, "num_attention_heads": 2,
+          "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.4}}
+
+SCHEMAS = {
+    "qwen3-yarn": (QWEN3_V4, QWEN3_V5, "Qwen3Config", [{}]),
+    "gemma3": (GEMMA3_V4, GEMMA3_V5, "Gemma3TextConfig",
+               [{"layer_type": "sliding_attention"}, {"layer_type": "full_attention"}, {"layer": 5}]),
+    "gpt-neox": (NEOX_V4, NEOX_V5, "GPTNeoXConfig", [{}]),
+    "phi": (PHI_V4, PHI_V5, "PhiConfig", [{}]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEMAS))
+def test_v4_and_v5_config_schemas_give_the_same_spec(case):
+    v4, v5, cls, selections = SCHEMAS[case]
+    # what transformers 5 makes of the v4 file (its config class converts it)
+    # (a deep copy: transformers' config classes write into the dicts they are given)
+    converted = tiny(cls, **copy.deepcopy({k: v for k, v in v4.items() if k != "model_type"})).to_dict()
+    for kwargs in selections:
+        spec = rope_spec(v4, **kwargs)
+        assert same_rope(spec, rope_spec(v5, **kwargs)), kwargs
+        assert same_rope(spec, rope_spec(converted, **kwargs)), kwargs
+
+
+@pytest.mark.parametrize(
+    "config, kwargs, match",
+    [
+        # a v5 config.json with a model card's v4 rope_scaling added: transformers 5 keeps rope_scaling
+        # and silently loses rope_parameters' base
+        ({**QWEN3_V5, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6},
+          "rope_scaling": QWEN3_V4["rope_scaling"]}, {},
+         r"rope_parameters.rope_type = 'default' but rope_scaling.rope_type = 'yarn'.*rope_theta"),
+        ({**QWEN3_V5, "rope_theta": 5e5}, {}, r"rope_parameters.rope_theta = 1000000.0, rope_theta = 500000.0"),
+        ({**NEOX_V5, "rotary_emb_base": 10000}, {}, r"rope_theta = 20000.*rotary_emb_base = 10000"),
+        ({**NEOX_V5, "rotary_pct": 0.5}, {}, r"partial_rotary_factor = 0.25.*rotary_pct = 0.5"),
+        ({**PHI_V5, "partial_rotary_factor": 0.5}, {}, r"partial_rotary_factor = 0.4.*partial_rotary_factor = 0.5"),
+        ({**GEMMA3_V5, "rope_local_base_freq": 2e4}, {"layer_type": "sliding_attention"},
+         r"rope_theta = 10000.0, rope_local_base_freq = 20000.0"),
+        ({**GEMMA3_V5, "rope_theta": 5e5}, {"layer_type": "full_attention"}, r"rope_theta = 1000000.0, rope_theta = 500000.0"),
+    ],
+)
+def test_both_schemas_with_different_values_is_an_error(config, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rope_spec(config, **kwargs)
+
+
+def test_what_transformers_does_with_both_schemas():
+    # pinned so that a change in transformers is noticed: the base of rope_parameters is dropped
+    both = {k: v for k, v in QWEN3_V5.items() if k != "model_type"}
+    both["rope_parameters"] = {"rope_type": "default", "rope_theta": 1e6}
+    scaling = dict(QWEN3_V4["rope_scaling"])
+    config = tiny("Qwen3Config", **both, rope_scaling=scaling)
+    assert config.rope_parameters["rope_theta"] == 10000.0 and config.rope_parameters["rope_type"] == "yarn"
+    # ... and the config class writes the base it chose into the caller's dict
+    assert scaling["rope_theta"] == 10000.0
