@@ -473,8 +473,16 @@ class Family:
         The config class's default fraction.
     theta_keys : tuple of str
         Top-level fields naming the base (v4 ``rope_theta``, GPT-NeoX's ``rotary_emb_base``).
+    ignored_theta : tuple of str
+        Top-level fields naming a base that the config class silently drops (GPTNeoXConfig,
+        Gemma4TextConfig, Ministral3Config... ignore a ``rope_theta`` keyword and keep their default):
+        rope_spec uses the default too and says so in :attr:`RopeSpec.defaults`; stated together with
+        a different ``rope_parameters`` base, it is an error.
+    nested_only : bool
+        The config class fills in ``rope_parameters`` nested by layer type when a config gives none
+        (Gemma 4, LFM3...): a configuration without them is refused rather than guessed.
     default_theta : float or mapping
-        The config class's ``default_theta``, one value or one per layer type.
+        The base transformers uses when a config states none, one value or one per layer type.
     head : str
         ``"head_dim"``: ``head_dim`` when stated, else ``hidden_size // num_attention_heads``;
         ``"split"``: always the latter; any other name: that field (JetMoE's ``kv_channels``).
@@ -546,6 +554,8 @@ class Family:
     rotary_dim_key: str | None = None
     default_fraction: float = 1.0
     theta_keys: tuple[str, ...] = ("rope_theta",)
+    ignored_theta: tuple[str, ...] = ()
+    nested_only: bool = False
     default_theta: float | Mapping[str, float] = _HF_THETA
     head: str = "head_dim"
     qk_norm: str = "none"
@@ -654,6 +664,23 @@ def _layer_kind(family: Family, cfg: _Config, types: list[str] | None, nested: l
     return True, None, ""
 
 
+def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where: str, key: str | None) -> None:
+    """A base in a field the config class drops: an error beside a different stated base, else a note."""
+    for name in family.ignored_theta:
+        if not cfg.has(name):
+            continue
+        value = cfg.data[name]
+        if block.get("rope_theta") is not None:
+            if _base(value, name) != _base(block["rope_theta"], f"{where}.rope_theta"):
+                raise ValueError(f"the config states different bases: {where}.rope_theta = {block['rope_theta']!r}, "
+                                 f"{name} = {value!r} (transformers 5 keeps the first and drops {name})")
+            continue
+        default = family.theta_default(key)
+        if _base(value, name) != default:
+            cfg.defaults.append(f"{name} = {value!r} is ignored: {family.label}'s config class drops that keyword and "
+                                f"keeps its default base {default!r}, which its code then uses")
+
+
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
     common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original)
@@ -672,6 +699,7 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
             keys = (family.local_theta[0],)
         elif family.flat_types is not None and key not in family.flat_types:
             keys = ()  # a v4 rope_theta does not reach these layers (see flat_types)
+        _dropped_theta(family, cfg, block, where, key)
         rope = _read_rope(cfg, theta_keys=keys, block=block, where=where, default_theta=family.theta_default(key),
                           theta_source=source, nested=True, **common)
         return rope
@@ -690,6 +718,7 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
                             f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
         return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
     block, where = _rope_block(cfg)
+    _dropped_theta(family, cfg, block, where, key)
     if family.flat_types is not None and key is not None:
         # the config class nests a v4 flat block under these layer types (OLMo 3): read it as nested
         return _read_rope(cfg, theta_keys=family.theta_keys, block=block, where=where,
@@ -774,6 +803,12 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         known += tuple(family.nope_layers[1:])
     layer_type, layer = _select_layer(cfg, layer_type, layer, types, known=known)
     nested = _nested_keys(family, cfg.data.get("rope_parameters"), types)
+    if family.nested_only and not nested:
+        raise ValueError(
+            f"the {cfg.model_type!r} config has no rope_parameters nested by layer type; {family.label}'s config "
+            "class fills in per-layer-type defaults (base, scaling, rotated fraction) that rope_spec does not guess: "
+            "pass the config object or its to_dict()"
+        )
     flags = _rope_flags(cfg, f"{family.label} config default", family.nope_layers[0]) if family.nope_layers else None
     per_type = bool(nested) or family.local_theta is not None or family.flat_types is not None
     # the layers the selection covers, and what each does
@@ -1000,7 +1035,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("phi", "Phi-1.5, Phi-2", ("phi",), "transformers.models.phi", rotary="fraction", default_fraction=0.5),
     _F("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", rotary="fraction",
        fraction_keys=("partial_rotary_factor", "rotary_pct"), default_fraction=0.25,
-       theta_keys=("rope_theta", "rotary_emb_base"), head="split"),
+       theta_keys=("rotary_emb_base",), ignored_theta=("rope_theta",), head="split"),
     _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj),
     _F("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
        layout="interleaved", rotary="fraction", default_fraction=0.5),
@@ -1020,109 +1055,109 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=500_000.0, qk_norm="before_rope", mrope=("interleaved", (24, 20, 20)),
        rename=MappingProxyType({"mrope": "default"})),
     # families added for transformers 5.24 (checked by tests/test_model_sweep.py)
-    _F("afmoe", "Afmoe", ("afmoe",), "transformers.models.afmoe", rope_types=("sliding_attention",)),
-    _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0),
-    _F("apertus1p5", "Apertus1p5Text", ("apertus1p5_text",), "transformers.models.apertus1p5", default_theta=12000000.0),
-    _F("arcee", "Arcee", ("arcee",), "transformers.models.arcee"),
-    _F("aria", "AriaText", ("aria_text",), "transformers.models.aria"),
-    _F("axk1", "AXK1", ("axk1",), "transformers.models.axk1", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
-    _F("axk2", "AXK2", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
-    _F("bamba", "Bamba", ("bamba",), "transformers.models.bamba", rotary="fraction", default_fraction=0.5, attention_indices="attn_layer_indices"),
+    _F("afmoe", "AFMoE", ("afmoe",), "transformers.models.afmoe", rope_types=("sliding_attention",), qk_norm="before_rope"),
+    _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0, ignored_theta=("rope_theta",), qk_norm="before_rope"),
+    _F("apertus1p5", "Apertus 1.5 (text)", ("apertus1p5_text",), "transformers.models.apertus1p5", default_theta=12000000.0, ignored_theta=("rope_theta",), qk_norm="before_rope"),
+    _F("arcee", "Arcee (AFM)", ("arcee",), "transformers.models.arcee"),
+    _F("aria", "Aria (text)", ("aria_text",), "transformers.models.aria"),
+    _F("axk1", "AXK1 (MLA)", ("axk1",), "transformers.models.axk1", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("axk2", "AXK2 (MLA)", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
+    _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction", default_fraction=0.5, attention_indices="attn_layer_indices"),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
     _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj),
-    _F("cohere", "Cohere", ("cohere",), "transformers.models.cohere", default_theta=500000.0, layout="interleaved"),
-    _F("cohere2", "Cohere2", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
-    _F("cohere2_moe", "Cohere2Moe", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
-    _F("cosmos3_edge", "Cosmos3Edge", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0),
-    _F("cwm", "Cwm", ("cwm",), "transformers.models.cwm", default_theta=1000000.0),
-    _F("deepseek_v2", "DeepseekV2", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),
-    _F("deepseek_v32", "DeepseekV32", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla", **_MLA_INTERLEAVED),
+    _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0, layout="interleaved"),
+    _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
+    _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
+    _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0, ignored_theta=("rope_theta",)),
+    _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",)),
+    _F("deepseek_v2", "DeepSeek-V2 (MLA)", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),
+    _F("deepseek_v32", "DeepSeek-V3.2 (MLA)", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla", **_MLA_INTERLEAVED),
     _F("diffllama", "DiffLlama", ("diffllama",), "transformers.models.diffllama"),
-    _F("doge", "Doge", ("doge",), "transformers.models.doge"),
-    _F("dots1", "Dots1", ("dots1",), "transformers.models.dots1"),
-    _F("embedding_gemma2", "EmbeddingGemma2", ("embedding_gemma2_text",), "transformers.models.embedding_gemma2"),
-    _F("emu3", "Emu3", ("emu3_text_model",), "transformers.models.emu3", default_theta=1000000.0),
-    _F("ernie4_5", "Ernie4_5", ("ernie4_5",), "transformers.models.ernie4_5", default_theta=500000.0, layout="interleaved"),
-    _F("ernie4_5_moe", "Ernie4_5_Moe", ("ernie4_5_moe",), "transformers.models.ernie4_5_moe", default_theta=500000.0, layout="interleaved"),
-    _F("exaone4", "Exaone4", ("exaone4",), "transformers.models.exaone4", rope_types=("sliding_attention",), windowless="all"),
-    _F("exaone_moe", "ExaoneMoe", ("exaone_moe",), "transformers.models.exaone_moe", rope_types=("sliding_attention",), windowless="all"),
-    _F("flex_olmo", "FlexOlmo", ("flex_olmo",), "transformers.models.flex_olmo", default_theta=500000.0),
-    _F("flint", "Flint", ("flint",), "transformers.models.flint", rope_types=("sliding_attention",), windowless="none"),
+    _F("doge", "Doge", ("doge",), "transformers.models.doge", qk_norm="before_rope"),
+    _F("dots1", "dots.llm1", ("dots1",), "transformers.models.dots1", qk_norm="before_rope"),
+    _F("embedding_gemma2", "EmbeddingGemma 2 (text)", ("embedding_gemma2_text",), "transformers.models.embedding_gemma2", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+    _F("emu3", "Emu3 (text)", ("emu3_text_model",), "transformers.models.emu3", default_theta=1000000.0),
+    _F("ernie4_5", "ERNIE 4.5", ("ernie4_5",), "transformers.models.ernie4_5", default_theta=500000.0, layout="interleaved"),
+    _F("ernie4_5_moe", "ERNIE 4.5 MoE", ("ernie4_5_moe",), "transformers.models.ernie4_5_moe", default_theta=500000.0, layout="interleaved"),
+    _F("exaone4", "EXAONE 4.0", ("exaone4",), "transformers.models.exaone4", rope_types=("sliding_attention",), windowless="all", qk_norm="before_rope"),
+    _F("exaone_moe", "EXAONE MoE", ("exaone_moe",), "transformers.models.exaone_moe", rope_types=("sliding_attention",), windowless="all", qk_norm="before_rope"),
+    _F("flex_olmo", "FlexOlmo", ("flex_olmo",), "transformers.models.flex_olmo", default_theta=500000.0, qk_norm="before_rope"),
+    _F("flint", "Flint", ("flint",), "transformers.models.flint", rope_types=("sliding_attention",), windowless="none", qk_norm="before_rope"),
     _F("gemma", "Gemma", ("gemma",), "transformers.models.gemma"),
-    _F("gemma2", "Gemma2", ("gemma2",), "transformers.models.gemma2"),
-    _F("gemma4", "Gemma4", ("gemma4_text",), "transformers.models.gemma4", rotary="fraction"),
-    _F("gemma4_unified", "Gemma4Unified", ("gemma4_unified_text",), "transformers.models.gemma4_unified", rotary="fraction"),
-    _F("glm4_moe", "Glm4Moe", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction", default_fraction=0.5),
-    _F("glm4_moe_lite", "Glm4MoeLite", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
-    _F("glm4v", "Glm4v", ("glm4v_text",), "transformers.models.glm4v", rotary="fraction", layout="interleaved"),
-    _F("glm_image", "GlmImage", ("glm_image_text",), "transformers.models.glm_image", rotary="fraction"),
-    _F("glm_moe_dsa", "GlmMoeDsa", ("glm_moe_dsa",), "transformers.models.glm_moe_dsa", rotary="mla", **_MLA_INTERLEAVED),
-    _F("glm_ocr", "GlmOcr", ("glm_ocr_text",), "transformers.models.glm_ocr", rotary="fraction", layout="interleaved"),
-    _F("granite", "Granite", ("granite",), "transformers.models.granite"),
-    _F("granite_docling", "GraniteDocling", ("granite_docling_text",), "transformers.models.granite_docling"),
-    _F("granite_swa", "GraniteSWA", ("granite_swa",), "transformers.models.granite_swa"),
-    _F("granitemoe", "GraniteMoe", ("granitemoe",), "transformers.models.granitemoe"),
-    _F("granitemoe_swa", "GraniteMoeSWA", ("granitemoe_swa",), "transformers.models.granitemoe_swa"),
-    _F("granitemoehybrid", "GraniteMoeHybrid", ("granitemoehybrid",), "transformers.models.granitemoehybrid", switch=("position_embedding_type", "rope", None)),
-    _F("granitemoeshared", "GraniteMoeShared", ("granitemoeshared",), "transformers.models.granitemoeshared"),
+    _F("gemma2", "Gemma 2", ("gemma2",), "transformers.models.gemma2"),
+    _F("gemma4", "Gemma 4 (text)", ("gemma4_text",), "transformers.models.gemma4", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+    _F("gemma4_unified", "Gemma 4 unified (text)", ("gemma4_unified_text",), "transformers.models.gemma4_unified", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+    _F("glm4_moe", "GLM-4.5 / 4.6 (MoE)", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction", default_fraction=0.5),
+    _F("glm4_moe_lite", "GLM-4.7-Flash (MLA)", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("glm4v", "GLM-4.1V (text)", ("glm4v_text",), "transformers.models.glm4v", rotary="fraction", layout="interleaved"),
+    _F("glm_image", "GLM-Image (text)", ("glm_image_text",), "transformers.models.glm_image", rotary="fraction"),
+    _F("glm_moe_dsa", "GLM MoE DSA (MLA)", ("glm_moe_dsa",), "transformers.models.glm_moe_dsa", rotary="mla", **_MLA_INTERLEAVED),
+    _F("glm_ocr", "GLM-OCR (text)", ("glm_ocr_text",), "transformers.models.glm_ocr", rotary="fraction", layout="interleaved"),
+    _F("granite", "Granite 3", ("granite",), "transformers.models.granite"),
+    _F("granite_docling", "Granite-Docling (text)", ("granite_docling_text",), "transformers.models.granite_docling"),
+    _F("granite_swa", "Granite SWA", ("granite_swa",), "transformers.models.granite_swa"),
+    _F("granitemoe", "Granite MoE", ("granitemoe",), "transformers.models.granitemoe"),
+    _F("granitemoe_swa", "Granite MoE SWA", ("granitemoe_swa",), "transformers.models.granitemoe_swa"),
+    _F("granitemoehybrid", "Granite 4 (hybrid MoE)", ("granitemoehybrid",), "transformers.models.granitemoehybrid", switch=("position_embedding_type", "rope", None)),
+    _F("granitemoeshared", "Granite MoE shared", ("granitemoeshared",), "transformers.models.granitemoeshared"),
     _F("helium", "Helium", ("helium",), "transformers.models.helium", default_theta=100000.0, layout="interleaved"),
-    _F("hrm_text", "HrmText", ("hrm_text",), "transformers.models.hrm_text"),
-    _F("hunyuan_v1_dense", "HunYuanDenseV1", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense"),
-    _F("hunyuan_v1_moe", "HunYuanMoEV1", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe"),
-    _F("hy_v3", "HYV3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0),
-    _F("hy_v4", "HYV4", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),
-    _F("hyperclovax", "HyperCLOVAX", ("hyperclovax",), "transformers.models.hyperclovax"),
-    _F("jais2", "Jais2", ("jais2",), "transformers.models.jais2"),
-    _F("jetmoe", "JetMoe", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
-    _F("kolibri1", "Kolibri1", ("kolibri1",), "transformers.models.kolibri1", rope_types=("sliding_attention",), windowless="all"),
-    _F("laguna", "Laguna", ("laguna",), "transformers.models.laguna", rotary="fraction"),
-    _F("lara_mini", "LaraMini", ("lara_mini",), "transformers.models.lara_mini", rope_types=("sliding_attention",)),
-    _F("lfm2", "Lfm2", ("lfm2",), "transformers.models.lfm2", default_theta=1000000.0),
-    _F("lfm3", "Lfm3", ("lfm3",), "transformers.models.lfm3", default_theta=1000000.0, rotary="fraction"),
-    _F("mellum", "Mellum", ("mellum",), "transformers.models.mellum", rotary="fraction"),
-    _F("mimo_v2_flash", "MiMoV2Flash", ("mimo_v2_flash",), "transformers.models.mimo_v2_flash", rotary="fraction"),
-    _F("minicpm3", "MiniCPM3", ("minicpm3",), "transformers.models.minicpm3", rotary="mla", extra=_mla_softmax_extra),
-    _F("minimax", "MiniMax", ("minimax",), "transformers.models.minimax", default_theta=1000000.0),
-    _F("minimax_m2", "MiniMaxM2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction", default_theta=5000000.0, rotary_dim_key="rotary_dim"),
-    _F("minimax_m3_vl", "MiniMaxM3VL", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl", rotary="fraction", default_theta=5000000.0),
+    _F("hrm_text", "HRM-Text", ("hrm_text",), "transformers.models.hrm_text"),
+    _F("hunyuan_v1_dense", "Hunyuan dense", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense"),
+    _F("hunyuan_v1_moe", "Hunyuan MoE", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe"),
+    _F("hy_v3", "HY-V3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0, qk_norm="before_rope"),
+    _F("hy_v4", "HY-V4 (MLA)", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),
+    _F("hyperclovax", "HyperCLOVA X", ("hyperclovax",), "transformers.models.hyperclovax"),
+    _F("jais2", "Jais 2", ("jais2",), "transformers.models.jais2"),
+    _F("jetmoe", "JetMoE", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
+    _F("kolibri1", "Kolibri 1", ("kolibri1",), "transformers.models.kolibri1", rope_types=("sliding_attention",), windowless="all", qk_norm="before_rope"),
+    _F("laguna", "Laguna", ("laguna",), "transformers.models.laguna", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+    _F("lara_mini", "Lara mini", ("lara_mini",), "transformers.models.lara_mini", rope_types=("sliding_attention",), qk_norm="before_rope"),
+    _F("lfm2", "LFM2", ("lfm2",), "transformers.models.lfm2", default_theta=1000000.0, qk_norm="before_rope"),
+    _F("lfm3", "LFM3", ("lfm3",), "transformers.models.lfm3", default_theta=1000000.0, rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+    _F("mellum", "Mellum", ("mellum",), "transformers.models.mellum", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+    _F("mimo_v2_flash", "MiMo-V2-Flash", ("mimo_v2_flash",), "transformers.models.mimo_v2_flash", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True),
+    _F("minicpm3", "MiniCPM3 (MLA)", ("minicpm3",), "transformers.models.minicpm3", rotary="mla", extra=_mla_softmax_extra),
+    _F("minimax", "MiniMax-Text-01", ("minimax",), "transformers.models.minimax", default_theta=1000000.0),
+    _F("minimax_m2", "MiniMax-M2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction", default_theta=5000000.0, rotary_dim_key="rotary_dim", qk_norm="before_rope"),
+    _F("minimax_m3_vl", "MiniMax-M3-VL (text)", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl", rotary="fraction", default_theta=5000000.0, qk_norm="before_rope"),
     _F("ministral", "Ministral", ("ministral",), "transformers.models.ministral"),
-    _F("ministral3", "Ministral3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra),
-    _F("mistral4", "Mistral4", ("mistral4",), "transformers.models.mistral4", rotary="mla", interleave=("rope_interleave", True), extra=_mla_query_scale_extra),
-    _F("mistral_large4", "MistralLarge4", ("mistral_large4_text",), "transformers.models.mistral_large4", rotary="mla", **_MLA_INTERLEAVED, nope_layers=(4, "indexed_attention", "indexed_attention")),
+    _F("ministral3", "Ministral 3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra, ignored_theta=("rope_theta",)),
+    _F("mistral4", "Mistral 4 (MLA)", ("mistral4",), "transformers.models.mistral4", rotary="mla", interleave=("rope_interleave", True), extra=_mla_query_scale_extra, ignored_theta=("rope_theta",)),
+    _F("mistral_large4", "Mistral Large 4 (MLA, text)", ("mistral_large4_text",), "transformers.models.mistral_large4", rotary="mla", **_MLA_INTERLEAVED, nope_layers=(4, "indexed_attention", "indexed_attention"), ignored_theta=("rope_theta",)),
     _F("mixtral", "Mixtral", ("mixtral",), "transformers.models.mixtral", default_theta=1000000.0),
-    _F("mllama", "Mllama", ("mllama_text_model",), "transformers.models.mllama", default_theta=500000.0, nope_indices="cross_attention_layers"),
-    _F("modernbert_decoder", "ModernBertDecoder", ("modernbert-decoder",), "transformers.models.modernbert_decoder", default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 160000.0, "*": 160000.0})),
-    _F("molmo2", "Molmo2", ("molmo2_text",), "transformers.models.molmo2"),
+    _F("mllama", "Llama 3.2 Vision (text)", ("mllama_text_model",), "transformers.models.mllama", default_theta=500000.0, nope_indices="cross_attention_layers"),
+    _F("modernbert_decoder", "ModernBERT decoder", ("modernbert-decoder",), "transformers.models.modernbert_decoder", default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 160000.0, "*": 160000.0}), ignored_theta=("rope_theta",), nested_only=True),
+    _F("molmo2", "Molmo 2 (text)", ("molmo2_text",), "transformers.models.molmo2", qk_norm="before_rope"),
     _F("moshi", "Moshi", ("moshi",), "transformers.models.moshi"),
-    _F("muse_glimmer", "MuseGlimmer", ("muse_glimmer_text",), "transformers.models.muse_glimmer", nope_list="layer_rope_theta"),
-    _F("muse_spark", "MuseSpark", ("muse_spark_text",), "transformers.models.muse_spark", nope_list="layer_rope_theta"),
-    _F("nanochat", "NanoChat", ("nanochat",), "transformers.models.nanochat", clockwise=True),
+    _F("muse_glimmer", "Muse Glimmer (text)", ("muse_glimmer_text",), "transformers.models.muse_glimmer", nope_list="layer_rope_theta", qk_norm="before_rope"),
+    _F("muse_spark", "Muse Spark (text)", ("muse_spark_text",), "transformers.models.muse_spark", nope_list="layer_rope_theta", ignored_theta=("rope_theta",), default_theta=500_000.0, qk_norm="before_rope"),
+    _F("nanochat", "nanochat", ("nanochat",), "transformers.models.nanochat", clockwise=True),
     _F("nemotron", "Nemotron", ("nemotron",), "transformers.models.nemotron", rotary="fraction", default_fraction=0.5),
-    _F("olmo", "Olmo", ("olmo",), "transformers.models.olmo"),
-    _F("olmo3", "Olmo3", ("olmo3",), "transformers.models.olmo3", default_theta=500000.0, flat_types=("full_attention",)),
-    _F("olmo_hybrid", "OlmoHybrid", ("olmo_hybrid",), "transformers.models.olmo_hybrid"),
-    _F("olmoe", "Olmoe", ("olmoe",), "transformers.models.olmoe"),
-    _F("paddleocr_vl", "PaddleOCR", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl", default_theta=500000.0),
-    _F("persimmon", "Persimmon", ("persimmon",), "transformers.models.persimmon", rotary="fraction", default_fraction=0.5),
-    _F("phimoe", "Phimoe", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
-    _F("qwen2_5_omni", "Qwen2_5OmniThinker", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni", default_theta=1000000.0),
-    _F("qwen2_moe", "Qwen2Moe", ("qwen2_moe",), "transformers.models.qwen2_moe"),
-    _F("qwen3_5", "Qwen3_5", ("qwen3_5_text",), "transformers.models.qwen3_5", rotary="fraction", default_fraction=0.25),
-    _F("qwen3_5_moe", "Qwen3_5Moe", ("qwen3_5_moe_text",), "transformers.models.qwen3_5_moe", rotary="fraction", default_fraction=0.25),
-    _F("qwen3_moe", "Qwen3Moe", ("qwen3_moe",), "transformers.models.qwen3_moe"),
-    _F("qwen3_next", "Qwen3Next", ("qwen3_next",), "transformers.models.qwen3_next", rotary="fraction", default_fraction=0.25),
-    _F("qwen3_omni_moe", "Qwen3OmniMoeThinker", ("qwen3_omni_moe_text",), "transformers.models.qwen3_omni_moe", default_theta=1000000.0),
-    _F("qwen3_vl_moe", "Qwen3VLMoe", ("qwen3_vl_moe_text",), "transformers.models.qwen3_vl_moe", default_theta=500000.0),
+    _F("olmo", "OLMo", ("olmo",), "transformers.models.olmo"),
+    _F("olmo3", "OLMo 3", ("olmo3",), "transformers.models.olmo3", default_theta=500000.0, flat_types=("full_attention",), qk_norm="before_rope"),
+    _F("olmo_hybrid", "OLMo hybrid", ("olmo_hybrid",), "transformers.models.olmo_hybrid", qk_norm="before_rope"),
+    _F("olmoe", "OLMoE", ("olmoe",), "transformers.models.olmoe", qk_norm="before_rope"),
+    _F("paddleocr_vl", "PaddleOCR-VL (text)", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl", default_theta=500000.0),
+    _F("persimmon", "Persimmon / Fuyu", ("persimmon",), "transformers.models.persimmon", rotary="fraction", default_fraction=0.5),
+    _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
+    _F("qwen2_5_omni", "Qwen2.5-Omni (thinker text)", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni", default_theta=1000000.0),
+    _F("qwen2_moe", "Qwen2 MoE", ("qwen2_moe",), "transformers.models.qwen2_moe"),
+    _F("qwen3_5", "Qwen3.5 (text)", ("qwen3_5_text",), "transformers.models.qwen3_5", rotary="fraction", default_fraction=0.25, qk_norm="before_rope"),
+    _F("qwen3_5_moe", "Qwen3.5 MoE (text)", ("qwen3_5_moe_text",), "transformers.models.qwen3_5_moe", rotary="fraction", default_fraction=0.25, qk_norm="before_rope"),
+    _F("qwen3_moe", "Qwen3 MoE", ("qwen3_moe",), "transformers.models.qwen3_moe", qk_norm="before_rope"),
+    _F("qwen3_next", "Qwen3-Next", ("qwen3_next",), "transformers.models.qwen3_next", rotary="fraction", default_fraction=0.25, qk_norm="before_rope"),
+    _F("qwen3_omni_moe", "Qwen3-Omni (thinker text)", ("qwen3_omni_moe_text",), "transformers.models.qwen3_omni_moe", default_theta=1000000.0),
+    _F("qwen3_vl_moe", "Qwen3-VL MoE (text)", ("qwen3_vl_moe_text",), "transformers.models.qwen3_vl_moe", default_theta=500000.0, qk_norm="before_rope"),
     _F("recurrent_gemma", "RecurrentGemma", ("recurrent_gemma",), "transformers.models.recurrent_gemma", rotary="fraction", default_fraction=0.5, cycle_types="block_types"),
-    _F("seed_oss", "SeedOss", ("seed_oss",), "transformers.models.seed_oss"),
-    _F("solar_open", "SolarOpen", ("solar_open",), "transformers.models.solar_open", rotary="fraction", default_theta=1000000.0),
-    _F("stablelm", "StableLm", ("stablelm",), "transformers.models.stablelm", rotary="fraction", default_fraction=0.25),
-    _F("starcoder2", "Starcoder2", ("starcoder2",), "transformers.models.starcoder2"),
-    _F("step3p7", "Step3p7", ("step3p5",), "transformers.models.step3p7", rotary="fraction"),
-    _F("unlimited_ocr", "UnlimitedOcr", ("unlimited_ocr_text",), "transformers.models.unlimited_ocr"),
+    _F("seed_oss", "Seed-OSS", ("seed_oss",), "transformers.models.seed_oss"),
+    _F("solar_open", "Solar Open", ("solar_open",), "transformers.models.solar_open", rotary="fraction", default_theta=1000000.0),
+    _F("stablelm", "StableLM", ("stablelm",), "transformers.models.stablelm", rotary="fraction", default_fraction=0.25),
+    _F("starcoder2", "StarCoder2", ("starcoder2",), "transformers.models.starcoder2"),
+    _F("step3p7", "Step 3.5 (text)", ("step3p5",), "transformers.models.step3p7", rotary="fraction", nested_only=True),
+    _F("unlimited_ocr", "Unlimited-OCR (text)", ("unlimited_ocr_text",), "transformers.models.unlimited_ocr"),
     _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma"),
-    _F("youtu", "Youtu", ("youtu",), "transformers.models.youtu", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
-    _F("zaya", "Zaya", ("zaya",), "transformers.models.zaya", rotary="fraction"),
+    _F("youtu", "Youtu-LLM (MLA)", ("youtu",), "transformers.models.youtu", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("zaya", "ZAYA", ("zaya",), "transformers.models.zaya", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
 ]}
 
 #: ``model_type`` -> key of :data:`FAMILIES`.

@@ -870,3 +870,19 @@ def test_what_transformers_does_with_both_schemas():
     assert config.rope_parameters["rope_theta"] == 10000.0 and config.rope_parameters["rope_type"] == "yarn"
     # ... and the config class writes the base it chose into the caller's dict
     assert scaling["rope_theta"] == 10000.0
+
+
+def test_a_base_keyword_the_config_class_drops():
+    # GPTNeoXConfig reads rotary_emb_base and silently drops a rope_theta keyword (so do Gemma4TextConfig,
+    # Ministral3Config, ApertusConfig and others): rope_spec follows the code and says so
+    config = tiny("GPTNeoXConfig", hidden_size=128, num_attention_heads=2, rope_theta=5e5)
+    assert config.rope_parameters["rope_theta"] == 10000.0
+    spec = rope_spec({**NEOX_V4, "rotary_emb_base": None, "rope_theta": 5e5})
+    assert spec.base == 10000.0 and any("rope_theta = 500000.0 is ignored" in d for d in spec.defaults)
+    assert "default used: rope_theta = 500000.0 is ignored" in spec.describe()
+    with pytest.raises(ValueError, match=r"rope_parameters.rope_theta = 20000, rope_theta = 500000.0"):
+        rope_spec({**NEOX_V5, "rope_theta": 5e5})
+    # a family whose config class fills in per-layer-type defaults is not guessed from a flat dict
+    with pytest.raises(ValueError, match="no rope_parameters nested by layer type"):
+        rope_spec({"model_type": "gemma4_text", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": 1e6,
+                   "layer_types": ["sliding_attention", "full_attention"]}, layer=1)
