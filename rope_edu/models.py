@@ -7,15 +7,38 @@
     print(spec.describe())              # rotated dims, pair layout, base, scaling, attention factor
     q_rot = spec.apply(q, positions)    # what the family's code does to a query
 
-Each supported family is one entry of :data:`FAMILIES`, a small reader that knows how that family
-names its RoPE fields (``rope_parameters`` or ``rope_scaling`` + ``rope_theta``, ``rotary_pct``,
-``rotary_dim``, ``qk_rope_head_dim``, ``no_rope_layers``, ...) and what its code in Hugging Face
-``transformers`` (pinned 5.23.0 in ``requirements.txt``) does with them: how many coordinates of a
-head rotate and where they sit, which coordinates form a pair (the book's layouts,
-:data:`rope_edu.LAYOUTS`), the frequencies (every scaling method is an entry of
-:data:`rope_edu.scaling.METHODS`), the factor on cos and sin, and whether a layer uses RoPE at all.
-``tests/test_models.py`` checks every family against its own rotary-embedding class and apply
-function in ``transformers``. This module imports neither ``transformers`` nor ``torch``.
+Each supported family is one row of data in :data:`FAMILIES` (a :class:`Family`): how that family
+names its RoPE fields (``rope_parameters``, flat or nested by layer type, or ``rope_scaling`` +
+``rope_theta``, ``rotary_pct``, ``rotary_dim``, ``qk_rope_head_dim``, ``no_rope_layers``, ...) and
+what its code in Hugging Face ``transformers`` (pinned 5.24.0 in ``requirements.txt``) does with
+them: how many coordinates of a head rotate and where they sit, which coordinates form a pair (the
+book's layouts, :data:`rope_edu.LAYOUTS`), the frequencies (every scaling method is an entry of
+:data:`rope_edu.scaling.METHODS`, plus :data:`EXTRA_SCALINGS`), the factor on cos and sin, and
+which layers use RoPE at all. One standard reader turns a row and a configuration into a
+:class:`RopeSpec`; only GPT-J/CodeGen and MiniMind have readers of their own. Families of the
+installed ``transformers`` that rope_spec refuses are listed, with what is missing, in
+:data:`UNSUPPORTED`. ``tests/test_models.py`` checks families against their rotary-embedding class
+and apply function; ``tests/test_model_sweep.py`` runs every decoder-only RoPE family of the
+installed ``transformers`` layer by layer. This module imports neither ``transformers`` nor ``torch``.
+
+What ``transformers`` 5.24 does silently, and what rope_spec does about it:
+
+* Several config classes drop a ``rope_theta`` keyword and keep their default base
+  (``GPTNeoXConfig``, which reads ``rotary_emb_base``; ``Gemma4TextConfig``, ``Ministral3Config``,
+  ``ApertusConfig``, ``CwmConfig``...: :attr:`Family.ignored_theta`); ``Olmo3Config`` gives it to the
+  full-attention layers only, the sliding ones keep 500000. rope_spec uses the base the code uses and
+  records the ignored value in :attr:`RopeSpec.defaults`.
+* A configuration with both ``rope_parameters`` and ``rope_scaling``: the config class keeps
+  ``rope_scaling`` and drops the rest of ``rope_parameters``, its ``rope_theta`` included (a Qwen3
+  config.json with the model card's YaRN block added reads base 10000 instead of 1e6). rope_spec
+  refuses any two fields that state the same value differently, naming both values.
+* For multi-head latent attention (DeepSeek-V3, Kimi K2, GLM-4.7-Flash, Mistral 4...) ``head_dim`` in
+  ``to_dict()`` is only the rotary part (``qk_rope_head_dim``); rope_spec reads the query head as
+  ``qk_nope_head_dim + qk_rope_head_dim``.
+* YaRN reads ``truncate`` from the top level of ``rope_parameters``: with parameters nested by layer
+  type (OLMo 3), a per-layer-type ``truncate`` is never read; rope_spec uses what the code reads.
+* Config classes write into the ``rope_scaling`` / ``rope_parameters`` dicts passed to them
+  (``rope_theta``, ``rope_type``...): pass copies.
 
 Nothing falls back silently to a value the configuration does not state. Where ``transformers``
 itself documents a default for a RoPE field that a configuration dict leaves out (``rope_theta``,
@@ -40,7 +63,10 @@ from .rope import LAYOUTS, apply_rope, layout_permutation
 from .scaling import METHODS, scaled_frequencies
 
 __all__ = [
+    "EXTRA_SCALINGS",
     "FAMILIES",
+    "NOT_ATTENTION",
+    "UNSUPPORTED",
     "MODEL_TYPES",
     "PUBLISHED",
     "QK_NORM",
@@ -1613,16 +1639,19 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     ----------
     config : transformers config object or dict
         A configuration of a family in :data:`FAMILIES` (``MODEL_TYPES`` lists the ``model_type``
-        values), or a plain dict of the same fields, e.g. a loaded ``config.json``; a dict must
-        state its ``model_type``. Multimodal Gemma 3 and Llama 4 configs are read through their
+        values), or a plain dict of the same fields, e.g. a loaded ``config.json`` as transformers 4
+        (``rope_theta``, ``rope_scaling``, ``rotary_pct``...) or 5 (``rope_parameters``, possibly
+        nested by layer type) wrote it; a dict must state its ``model_type``. Multimodal configs
+        (Gemma 3 and 4, Llama 4, Qwen2-VL to Qwen3.5, Kimi K2.5, ...) are read through their
         ``text_config``.
     layer_type : str, optional
-        Selects per-layer settings: Gemma 3 needs ``"sliding_attention"`` (local) or
-        ``"full_attention"`` (global); for Llama 4 ``"chunked_attention"`` layers use RoPE and
-        ``"full_attention"`` layers do not. For other families it must be one of the config's
-        ``layer_types`` and changes nothing.
+        Selects the layers of one type (one of the config's ``layer_types``, e.g.
+        ``"sliding_attention"`` / ``"full_attention"`` for Gemma 3 and 4, OLMo 3, Cohere 2;
+        ``"chunked_attention"`` for Llama 4). Required, with ``layer``, where layer types differ.
     layer : int, optional
-        A layer index, for families whose layers differ (Gemma 3, SmolLM3 and Llama 4 NoPE layers).
+        A layer index: for families whose layers differ (local/global bases, NoPE layers, layers
+        without attention, per-layer head sizes). A layer without RoPE gives a spec with
+        ``uses_rope`` False and the reason in ``no_rope_reason``.
 
     Returns
     -------
@@ -1633,9 +1662,10 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     TypeError
         ``config`` is neither a dict nor a config object; a field of the wrong type.
     ValueError
-        Unknown ``model_type`` or scaling ``rope_type``; a missing field (the message names it); a
-        rotated fraction that leaves an odd or zero number of dims; a per-layer family without
-        ``layer_type``/``layer``.
+        Unknown ``model_type`` (or one in :data:`UNSUPPORTED`, with what is missing) or scaling
+        ``rope_type``; a missing field (the message names it); two fields stating the same value
+        differently (both values named); a rotated fraction that leaves an odd or zero number of
+        dims; a per-layer family without ``layer_type``/``layer`` where its layers differ.
     """
     data = _as_dict(config)
     model_type = data.get("model_type")
