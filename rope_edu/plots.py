@@ -2,16 +2,27 @@
 
 Every figure in the notebooks and widgets uses :data:`COLORS` (the Okabe–Ito palette) and
 :func:`use_style`, so that q is always blue, k always vermillion, and so on, across chapters.
+
+In a notebook, :func:`use_style` (called by every chapter's shared first cell) also decides how a
+plot is shown: as SVG, sharp on any screen (a plot whose SVG would pass :data:`SVG_LIMIT` bytes,
+e.g. a dense scatter, is shown as a PNG at twice its display size instead), with a caption and an
+alt text carried inside the image (SVG ``<dc:title>`` / ``<dc:description>``, PNG ``Title`` /
+``Description``). The book's build (``_ext/book_fixes.py``) turns them into a numbered figure
+caption and the ``alt`` of the ``<img>``. Give them with :func:`describe`; without it, the caption
+is the figure's title (``suptitle``, or its axes' titles) and the alt text is made from its
+axes (:func:`alt_text`).
 """
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
-__all__ = ["COLORS", "CYCLE", "STYLE", "use_style", "new_figure"]
+__all__ = ["COLORS", "CYCLE", "STYLE", "SVG_LIMIT", "use_style", "new_figure", "describe", "alt_text",
+           "caption_text", "figure_image"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, with the book's meaning for each colour.
 COLORS: dict[str, str] = {
@@ -49,9 +60,179 @@ STYLE: dict[str, Any] = {
 }
 
 
+#: Largest SVG (bytes) a plot is shown as; a bigger one is shown as a PNG at 2x its display size.
+SVG_LIMIT = 120_000
+
+
 def use_style() -> None:
-    """Apply the book's style to matplotlib globally (call once per notebook)."""
+    """Apply the book's style to matplotlib globally (call once per notebook).
+
+    In IPython (a notebook, or the book's build) plots are then displayed by
+    :func:`figure_image`: SVG (or PNG at 2x) with their caption and alt text embedded.
+    """
     mpl.rcParams.update(STYLE)
+    _install_display()
+
+
+def describe(fig, *, caption: str | None = None, alt: str | None = None):
+    """Give a figure the caption (shown numbered under it in the book) and the alt text (read by
+    screen readers in place of the image) it carries when displayed; returns ``fig``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    caption : str, optional
+        One sentence saying what the figure shows. Default: :func:`caption_text`.
+    alt : str, optional
+        What a reader who cannot see the plot needs from it. Default: :func:`alt_text`.
+    """
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    for name, value in (("caption", caption), ("alt", alt)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValueError(f"{name} must be a non-empty string or None, got {value!r}")
+    fig._rope_edu_caption = caption
+    fig._rope_edu_alt = alt
+    return fig
+
+
+def _visible_axes(fig) -> list:
+    return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+
+
+def _clean(text: str) -> str:
+    """Plain text from a matplotlib label: mathtext commands as their characters (\\lambda_i ->
+    λ_i), no dollar signs or braces."""
+    import re
+
+    try:  # matplotlib's table of mathtext command names (a private module: fall back to none)
+        from matplotlib._mathtext_data import tex2uni
+    except ImportError:  # pragma: no cover
+        tex2uni = {}
+
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: chr(tex2uni[m.group(1)]) if m.group(1) in tex2uni else m.group(1) + " ", text)
+    return " ".join(text.replace("$", "").replace("{", "").replace("}", "").split())
+
+
+def caption_text(fig) -> str:
+    """The caption a figure carries: the one given to :func:`describe`, else its ``suptitle``,
+    else its axes' titles joined by "; " (empty when it has none of these)."""
+    given = getattr(fig, "_rope_edu_caption", None)
+    if given:
+        return given
+    sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
+    if sup.strip():
+        return _clean(sup)
+    titles = [_clean(ax.get_title()) for ax in _visible_axes(fig) if ax.get_title().strip()]
+    return "; ".join(titles)
+
+
+def alt_text(fig) -> str:
+    """The alt text a figure carries: the one given to :func:`describe`, else a description made
+    from its axes: per panel its title, what it plots (lines, points, an image) against what, the
+    axis ranges and the legend's entries."""
+    given = getattr(fig, "_rope_edu_alt", None)
+    if given:
+        return given
+    axes = _visible_axes(fig)
+    parts = []
+    sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
+    if sup.strip():
+        parts.append(_clean(sup) + ".")
+    for i, ax in enumerate(axes):
+        kinds = []
+        if ax.images:
+            kinds.append("an image (heatmap)")
+        if ax.lines:
+            kinds.append(f"{len(ax.lines)} line{'s' if len(ax.lines) > 1 else ''}")
+        if ax.collections:
+            kinds.append("points or patches")
+        if ax.patches:
+            kinds.append("bars or shapes")
+        what = " and ".join(kinds) or "an empty panel"
+        name = f"Panel {i + 1} of {len(axes)}" if len(axes) > 1 else "Plot"
+        title = f" ({_clean(ax.get_title())})" if ax.get_title().strip() else ""
+        text = f"{name}{title}: {what}"
+        x, y = _clean(ax.get_xlabel()), _clean(ax.get_ylabel())
+        if x or y:
+            text += f", {y or 'values'} against {x or 'index'}"
+        (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+        text += f"; x from {x0:.3g} to {x1:.3g}, y from {y0:.3g} to {y1:.3g}"
+        labels = [_clean(lab) for lab in ax.get_legend_handles_labels()[1] if not lab.startswith("_")]
+        if labels:
+            text += "; legend: " + ", ".join(labels)
+        parts.append(text + ".")
+    return " ".join(parts) or "Empty figure."
+
+
+def figure_image(fig) -> tuple[str, bytes]:
+    """The image a figure is displayed as, with :func:`caption_text` and :func:`alt_text` as its
+    title and description: ``("image/svg+xml", svg)``; or, when the SVG passes :data:`SVG_LIMIT`
+    bytes (a line of thousands of points), the smaller of it and ``("image/png", png)``, a PNG
+    at twice the display resolution in 256 colours (the same look, a third of the bytes)."""
+    caption, alt = caption_text(fig), alt_text(fig)
+    buf = io.BytesIO()
+    # a line's points closer than half a pixel to a straight run are dropped (invisible)
+    with mpl.rc_context({"path.simplify_threshold": 0.5}):
+        fig.savefig(buf, format="svg", bbox_inches="tight",
+                    metadata={"Title": caption, "Description": alt, "Date": None})
+    svg = buf.getvalue()
+    if len(svg) <= SVG_LIMIT:
+        return "image/svg+xml", svg
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=2 * mpl.rcParams["figure.dpi"], bbox_inches="tight")
+    image = Image.open(buf).convert("RGB")
+    image = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    info = PngInfo()
+    info.add_itxt("Title", caption)
+    info.add_itxt("Description", alt)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True, pnginfo=info)
+    png = out.getvalue()
+    return ("image/png", png) if len(png) < len(svg) else ("image/svg+xml", svg)
+
+
+def _install_display() -> None:
+    """Show figures through :func:`figure_image` in IPython (no-op outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with every notebook front end
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    from matplotlib.figure import Figure
+
+    formatters = ip.display_formatter.formatters
+    try:  # the inline backend draws PNG by default; keep only our formatters for figures
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("svg")
+    except Exception:  # pragma: no cover - no inline backend (plain IPython)
+        pass
+
+    last: dict[int, tuple[str, bytes]] = {}
+
+    def as_svg(fig):
+        kind, data = figure_image(fig)
+        last[id(fig)] = (kind, data)
+        return data.decode("utf-8") if kind == "image/svg+xml" else None
+
+    def as_png(fig):
+        kind, data = last.pop(id(fig), None) or figure_image(fig)
+        if kind != "image/png":
+            return None
+        # drawn at 2x: shown at half its pixel size (the PNG header holds width and height)
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        return data, {"width": width // 2, "height": height // 2}
+
+    formatters["image/svg+xml"].for_type(Figure, as_svg)
+    formatters["image/png"].for_type(Figure, as_png)
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, **kwargs: Any):
