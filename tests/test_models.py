@@ -549,6 +549,32 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
          "original_max_position_embeddings"),
         ({"model_type": "minimind", "hidden_size": 64, "num_attention_heads": 4, "rope_theta": 1e6,
           "inference_rope_scaling": True}, {}, ValueError, "rope_scaling"),
+        # the rules of the transformers 5.24 families
+        ({**LLAMA, "model_type": "olmo3", "layer_types": "sliding_attention"}, {}, TypeError, "layer_types"),
+        ({**LLAMA, "model_type": "olmo3", "layer_types": ["sliding_attention", "full_attention"],
+          "rope_parameters": {"sliding_attention": {"rope_theta": 1e4}}}, {"layer": 1}, ValueError,
+         "no entry for 'full_attention'"),
+        ({**LLAMA, "model_type": "olmo3", "layer_types": ["sliding_attention", "full_attention"],
+          "rope_parameters": {"sliding_attention": [1e4], "full_attention": {"rope_theta": 1e4}}}, {"layer": 0},
+         TypeError, r"rope_parameters\['sliding_attention'\]"),
+        ({**LLAMA, "model_type": "olmo3"}, {}, ValueError, "layer_type is required for OLMo 3"),
+        ({**LLAMA, "model_type": "muse_glimmer_text", "num_hidden_layers": 2, "layer_rope_theta": [1e4]},
+         {"layer": 1}, ValueError, "layer_rope_theta"),
+        ({**LLAMA, "model_type": "gemma4_text", "layer_types": ["full_attention"], "per_layer_config": [64],
+          "rope_parameters": {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6,
+                                                 "partial_rotary_factor": 0.25}}}, {"layer": 0}, TypeError,
+         "per_layer_config"),
+        ({**LLAMA, "model_type": "gemma4_text", "head_dim": 32, "layer_types": ["full_attention"], "rope_theta": None,
+          "rope_parameters": {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6,
+                                                 "partial_rotary_factor": 0.01}}}, {"layer": 0}, ValueError,
+         "no rotating pair"),
+        ({**LLAMA, "model_type": "ministral3", "rope_parameters": {"rope_type": "yarn", "factor": 4.0,
+                                                                    "rope_theta": 1e4}}, {}, ValueError,
+         "llama_4_scaling_beta"),
+        ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 0}, {}, ValueError, "rotary_dim"),
+        ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 16.0}, {}, TypeError, "rotary_dim"),
+        ({**LLAMA, "model_type": "exaone4", "layer_types": ["sliding_attention", 3]}, {}, TypeError, "layer_types"),
+        ({**LLAMA, "model_type": "deepseek_v4"}, {}, ValueError, "not supported by rope_spec"),
     ],
 )
 def test_rope_spec_bad_config(config, kwargs, error, match):
@@ -818,7 +844,24 @@ PHI_V4 = {"model_type": "phi", "hidden_size": 160, "num_attention_heads": 2, "pa
 PHI_V5 = {"model_type": "phi", "hidden_size": 160, "num_attention_heads": 2,
           "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.4}}
 
+LLAMA31_V4 = {"model_type": "llama", "hidden_size": 128, "num_attention_heads": 4, "max_position_embeddings": 512,
+              "rope_theta": 5e5, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                                  "high_freq_factor": 4.0, "original_max_position_embeddings": 64}}
+LLAMA31_V5 = {"model_type": "llama", "hidden_size": 128, "num_attention_heads": 4, "max_position_embeddings": 512,
+              "rope_parameters": {"rope_type": "llama3", "rope_theta": 5e5, "factor": 8.0, "low_freq_factor": 1.0,
+                                  "high_freq_factor": 4.0, "original_max_position_embeddings": 64}}
+SHORT, LONG = longrope_factors(16)
+PHI3_V4 = {"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 128,
+           "original_max_position_embeddings": 32, "rope_theta": 10000.0,
+           "rope_scaling": {"type": "longrope", "short_factor": SHORT, "long_factor": LONG}}
+PHI3_V5 = {"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 128,
+           "original_max_position_embeddings": 32,
+           "rope_parameters": {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": SHORT,
+                               "long_factor": LONG, "original_max_position_embeddings": 32}}
+
 SCHEMAS = {
+    "llama3.1": (LLAMA31_V4, LLAMA31_V5, "LlamaConfig", [{}]),
+    "phi3-longrope": (PHI3_V4, PHI3_V5, "Phi3Config", [{}]),
     "qwen3-yarn": (QWEN3_V4, QWEN3_V5, "Qwen3Config", [{}]),
     "gemma3": (GEMMA3_V4, GEMMA3_V5, "Gemma3TextConfig",
                [{"layer_type": "sliding_attention"}, {"layer_type": "full_attention"}, {"layer": 5}]),
