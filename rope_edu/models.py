@@ -1035,6 +1035,7 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
 
 
 _F = Family
+_MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
 # MLA families whose attention always reads interleaved pairs and writes them back half-split
 _MLA_INTERLEAVED = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
 _HALF_PARTIAL = dict(rotary="fraction")
@@ -1094,7 +1095,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0, layout="interleaved"),
     _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
     _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
-    _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0, ignored_theta=("rope_theta",)),
+    _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0, ignored_theta=("rope_theta",), mrope=("interleaved", (24, 20, 20)), rename=_MROPE_ALIAS),
     _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",)),
     _F("deepseek_v2", "DeepSeek-V2 (MLA)", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),
     _F("deepseek_v32", "DeepSeek-V3.2 (MLA)", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla", **_MLA_INTERLEAVED),
@@ -1115,10 +1116,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("gemma4_unified", "Gemma 4 unified (text)", ("gemma4_unified_text",), "transformers.models.gemma4_unified", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
     _F("glm4_moe", "GLM-4.5 / 4.6 (MoE)", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction", default_fraction=0.5),
     _F("glm4_moe_lite", "GLM-4.7-Flash (MLA)", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
-    _F("glm4v", "GLM-4.1V (text)", ("glm4v_text",), "transformers.models.glm4v", rotary="fraction", layout="interleaved"),
-    _F("glm_image", "GLM-Image (text)", ("glm_image_text",), "transformers.models.glm_image", rotary="fraction"),
+    _F("glm4v", "GLM-4.1V (text)", ("glm4v_text",), "transformers.models.glm4v", rotary="fraction", layout="interleaved", mrope=("contiguous", (8, 12, 12)), rename=_MROPE_ALIAS),
+    _F("glm_image", "GLM-Image (text)", ("glm_image_text",), "transformers.models.glm_image", rotary="fraction", mrope=("contiguous", (8, 12, 12)), rename=_MROPE_ALIAS),
     _F("glm_moe_dsa", "GLM MoE DSA (MLA)", ("glm_moe_dsa",), "transformers.models.glm_moe_dsa", rotary="mla", **_MLA_INTERLEAVED),
-    _F("glm_ocr", "GLM-OCR (text)", ("glm_ocr_text",), "transformers.models.glm_ocr", rotary="fraction", layout="interleaved"),
+    _F("glm_ocr", "GLM-OCR (text)", ("glm_ocr_text",), "transformers.models.glm_ocr", rotary="fraction", layout="interleaved", mrope=("contiguous", (8, 12, 12)), rename=_MROPE_ALIAS),
     _F("granite", "Granite 3", ("granite",), "transformers.models.granite"),
     _F("granite_docling", "Granite-Docling (text)", ("granite_docling_text",), "transformers.models.granite_docling"),
     _F("granite_swa", "Granite SWA", ("granite_swa",), "transformers.models.granite_swa"),
@@ -1163,17 +1164,17 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("olmo3", "OLMo 3", ("olmo3",), "transformers.models.olmo3", default_theta=500000.0, flat_types=("full_attention",), qk_norm="before_rope"),
     _F("olmo_hybrid", "OLMo hybrid", ("olmo_hybrid",), "transformers.models.olmo_hybrid", qk_norm="before_rope"),
     _F("olmoe", "OLMoE", ("olmoe",), "transformers.models.olmoe", qk_norm="before_rope"),
-    _F("paddleocr_vl", "PaddleOCR-VL (text)", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl", default_theta=500000.0),
+    _F("paddleocr_vl", "PaddleOCR-VL (text)", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl", default_theta=500000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
     _F("persimmon", "Persimmon / Fuyu", ("persimmon",), "transformers.models.persimmon", rotary="fraction", default_fraction=0.5),
     _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
-    _F("qwen2_5_omni", "Qwen2.5-Omni (thinker text)", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni", default_theta=1000000.0),
+    _F("qwen2_5_omni", "Qwen2.5-Omni (thinker text)", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni", default_theta=1000000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
     _F("qwen2_moe", "Qwen2 MoE", ("qwen2_moe",), "transformers.models.qwen2_moe"),
-    _F("qwen3_5", "Qwen3.5 (text)", ("qwen3_5_text",), "transformers.models.qwen3_5", rotary="fraction", default_fraction=0.25, qk_norm="before_rope"),
-    _F("qwen3_5_moe", "Qwen3.5 MoE (text)", ("qwen3_5_moe_text",), "transformers.models.qwen3_5_moe", rotary="fraction", default_fraction=0.25, qk_norm="before_rope"),
+    _F("qwen3_5", "Qwen3.5 (text)", ("qwen3_5_text",), "transformers.models.qwen3_5", rotary="fraction", default_fraction=0.25, qk_norm="before_rope", mrope=("interleaved", (11, 11, 10)), rename=_MROPE_ALIAS),
+    _F("qwen3_5_moe", "Qwen3.5 MoE (text)", ("qwen3_5_moe_text",), "transformers.models.qwen3_5_moe", rotary="fraction", default_fraction=0.25, qk_norm="before_rope", mrope=("interleaved", (11, 11, 10)), rename=_MROPE_ALIAS),
     _F("qwen3_moe", "Qwen3 MoE", ("qwen3_moe",), "transformers.models.qwen3_moe", qk_norm="before_rope"),
     _F("qwen3_next", "Qwen3-Next", ("qwen3_next",), "transformers.models.qwen3_next", rotary="fraction", default_fraction=0.25, qk_norm="before_rope"),
-    _F("qwen3_omni_moe", "Qwen3-Omni (thinker text)", ("qwen3_omni_moe_text",), "transformers.models.qwen3_omni_moe", default_theta=1000000.0),
-    _F("qwen3_vl_moe", "Qwen3-VL MoE (text)", ("qwen3_vl_moe_text",), "transformers.models.qwen3_vl_moe", default_theta=500000.0, qk_norm="before_rope"),
+    _F("qwen3_omni_moe", "Qwen3-Omni (thinker text)", ("qwen3_omni_moe_text",), "transformers.models.qwen3_omni_moe", default_theta=1000000.0, mrope=("interleaved", (24, 20, 20)), rename=_MROPE_ALIAS),
+    _F("qwen3_vl_moe", "Qwen3-VL MoE (text)", ("qwen3_vl_moe_text",), "transformers.models.qwen3_vl_moe", default_theta=500000.0, qk_norm="before_rope", mrope=("interleaved", (24, 20, 20)), rename=_MROPE_ALIAS),
     _F("recurrent_gemma", "RecurrentGemma", ("recurrent_gemma",), "transformers.models.recurrent_gemma", rotary="fraction", default_fraction=0.5, cycle_types="block_types"),
     _F("seed_oss", "Seed-OSS", ("seed_oss",), "transformers.models.seed_oss"),
     _F("solar_open", "Solar Open", ("solar_open",), "transformers.models.solar_open", rotary="fraction", default_theta=1000000.0),
@@ -1511,9 +1512,12 @@ class RopeSpec:
             )
         if self.mrope_section is not None:
             inv_freq, factor = self._frequencies(seq_len)
-            out = apply_mrope(x, positions, mrope_section=self.mrope_section, inv_freq=inv_freq,
-                              assignment=self.mrope_assignment, layout=self.layout)
-            return (factor * out).astype(out.dtype, copy=False)
+            part = slice(self.rotary_offset, self.rotary_offset + self.rotary_dim)
+            block = apply_mrope(x[..., part], positions, mrope_section=self.mrope_section, inv_freq=inv_freq,
+                                assignment=self.mrope_assignment, layout=self.layout)
+            out = x.astype(block.dtype, copy=True)
+            out[..., part] = factor * block  # the rest of a partially rotated head passes (Qwen3.5)
+            return out
         pos = _positions(positions, x.shape[0], x.shape[2])
         out = x.astype(float_dtype(x.dtype), copy=True)
         if self.uses_rope:

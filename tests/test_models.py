@@ -736,8 +736,13 @@ def test_partial_rotary_families():
                      if t == "full_attention")
         spec = rope_spec(config, layer=layer)
         assert (spec.rotary_dim, spec.rotary_offset, spec.layout) == (int(64 * fraction), 0, "half")
-    qwen35 = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=4)
-    assert rope_spec(qwen35, "full_attention").rotary_dim == 16
+    # Qwen3.5: a quarter of the head rotates, with interleaved M-RoPE sections (11, 11, 10) over those 32 pairs
+    qwen35 = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=256, num_hidden_layers=4)
+    spec = rope_spec(qwen35, "full_attention")
+    assert (spec.rotary_dim, spec.mrope_section, spec.mrope_assignment) == (64, (11, 11, 10), "interleaved")
+    small = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=4)
+    with pytest.raises(ValueError, match=r"mrope_section \[11, 11, 10\] must add up to rotary_dim // 2 = 8"):
+        rope_spec(small, "full_attention")
     assert not rope_spec(qwen35, "linear_attention").uses_rope
     assert "no attention" in rope_spec(qwen35, "linear_attention").no_rope_reason
     # a multimodal Qwen3.5 config.json holds the language model in text_config
