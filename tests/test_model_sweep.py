@@ -232,6 +232,9 @@ SWEEP_CONFIG: dict[str, dict[str, Any]] = {
     "muse_spark": {"moe_hidden_size": 32},
     "longcat_flash": {"zero_expert_num": 2},
     "dots3_note": {"head_dim": 64, "shared_experts_intermediate_size": 32, "num_key_value_heads": 2},
+    "gemma3n": {"num_kv_shared_layers": 0, "intermediate_size": [64] * 6, "activation_sparsity_pattern": [0.0] * 6},
+    "lfm2_moe": {"layer_types": ["conv", "full_attention"] * 3},
+    "glm4v_moe": {"head_dim": 128, "hidden_size": 256},
 }
 # M-RoPE families whose rotary code holds the default sections (16, 24, 24) or (24, 20, 20): 128 dims
 for _name in ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "paddleocr_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_omni_moe"):
@@ -416,6 +419,7 @@ def test_sweep_summary():
 CHECKED_ELSEWHERE = {
     "minimind": "not in transformers: checked against its rotation (Llama's) with a plain dict",
     "recurrent_gemma": "see SWEEP_SKIP",
+    "falcon": "its attention calls torch's attention directly, not through transformers' attention interface",
 }
 
 

@@ -934,3 +934,15 @@ def test_a_base_keyword_the_config_class_drops():
     with pytest.raises(ValueError, match="no rope_parameters nested by layer type"):
         rope_spec({"model_type": "gemma4_text", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": 1e6,
                    "layer_types": ["sliding_attention", "full_attention"]}, layer=1)
+
+
+def test_falcon_rotary_or_alibi():
+    # Falcon's attention does not go through transformers' attention interface (the sweep cannot see it):
+    # its rotary module and apply function directly, and no RoPE at all when it uses ALiBi
+    config = tiny("FalconConfig", hidden_size=64, num_attention_heads=2, rope_theta=5e5)
+    spec = rope_spec(config)
+    assert (spec.head_dim, spec.rotary_dim, spec.base, spec.layout) == (32, 32, 5e5, "half")
+    for seq_len in (5, 90):
+        assert_same_rotation(spec, hf_half("falcon", "FalconRotaryEmbedding"), config, seq_len)
+    alibi = rope_spec(tiny("FalconConfig", hidden_size=64, num_attention_heads=2, alibi=True))
+    assert not alibi.uses_rope and "alibi = True" in alibi.no_rope_reason
