@@ -528,6 +528,15 @@ class Family:
     attention_indices : str or None
         A field listing the layers that have attention (Bamba's ``attn_layer_indices``); the others
         are state-space layers without RoPE, when a config lists no ``layer_types``.
+    rope_keys : mapping or None
+        Layer type -> the key of its parameters in a nested ``rope_parameters``, where those keys are
+        not the layer types (DeepSeek-V4: ``"main"`` for sliding-window layers, ``"compress"`` for
+        the others; ``"*"`` is any other type). None: the layer type itself.
+    rotary_at : {"start", "end"}
+        Where a partially rotated head's rotated dims sit: leading (most families) or trailing
+        (DeepSeek-V4).
+    layer_notes : mapping or None
+        Layer type -> what else its attention does with positions that the spec does not model.
     switch : tuple or None
         ``(field, value, default)``: the family uses RoPE only when ``field`` (default ``default``)
         equals ``value`` (GraniteMoeHybrid's ``position_embedding_type = "rope"``); otherwise no layer rotates.
@@ -590,6 +599,9 @@ class Family:
     nope_list: str | None = None
     nope_indices: str | None = None
     attention_indices: str | None = None
+    rope_keys: Mapping[str, str] | None = field(default=None, repr=False)
+    rotary_at: str = "start"
+    layer_notes: Mapping[str, str] | None = field(default=None, repr=False)
     switch: tuple[str, Any, Any] | None = None
     clockwise: bool = False
     pattern: tuple[str, int] | None = None
@@ -619,7 +631,7 @@ def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> lis
     """The keys ``rope_parameters`` is nested under (layer types), or [] for a flat dict."""
     if not isinstance(block, Mapping):
         return []
-    labels = set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rope_types or ())
+    labels = set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rope_types or ()) | set((family.rope_keys or {}).values())
     if family.nope_layers:
         labels |= set(family.nope_layers[1:])
     return [k for k, v in block.items() if k in labels and (v is None or isinstance(v, Mapping))]
@@ -679,6 +691,8 @@ def _layer_kind(family: Family, cfg: _Config, types: list[str] | None, nested: l
             return False, None, "no_rope_layers marks this layer NoPE"
     if nested:
         block = cfg.data["rope_parameters"]
+        if family.rope_keys is not None:
+            layer_type = family.rope_keys.get(layer_type, family.rope_keys.get("*"))  # type: ignore[arg-type]
         if layer_type not in block:
             raise ValueError(f"rope_parameters is nested by layer type ({', '.join(map(repr, nested))}) but has no "
                              f"entry for {layer_type!r}")
@@ -798,13 +812,17 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
         if pairs <= 0:
             raise ValueError(f"{label} = {fraction} leaves no rotating pair in a head of {head_dim}")
         return dict(head_dim=head_dim, rotary_dim=head_dim, rotating_pairs=pairs)
-    return dict(head_dim=head_dim, rotary_dim=_rotated(head_dim, fraction, label))
+    rotary_dim = _rotated(head_dim, fraction, label)
+    return dict(head_dim=head_dim, rotary_dim=rotary_dim,
+                rotary_offset=head_dim - rotary_dim if family.rotary_at == "end" else 0)
 
 
 def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str | None) -> tuple[_Rope, dict[str, Any]]:
     """A layer without RoPE: the RoPE the config states for it or, where it states none, the config
     class's default (:meth:`RopeSpec.apply` leaves such a layer alone; the rest is for reference)."""
     if nested:
+        if family.rope_keys is not None:
+            layer_type = family.rope_keys.get(layer_type, family.rope_keys.get("*"))  # type: ignore[arg-type]
         key = layer_type if cfg.data["rope_parameters"].get(layer_type) is not None else None
     else:
         key = layer_type if (family.local_theta or family.flat_types) else None
@@ -892,6 +910,8 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         parts.update(mrope_section=tuple(int(v) for v in section), mrope_assignment=assignment)
     if family.clockwise:
         parts["clockwise"] = True
+    if family.layer_notes and layer_type in family.layer_notes:
+        parts["note"] = family.layer_notes[layer_type]
     if family.extra is not None:
         parts.update(family.extra(cfg, parts))
     return parts
@@ -1035,6 +1055,8 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
 
 
 _F = Family
+_DSV4_NOTE = ("its compressor also appends compressed key entries, each rotated (with these settings) at the "
+              "position of its window; the attention output is rotated back by -m theta (keys are values)")
 _MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
 # MLA families whose attention always reads interleaved pairs and writes them back half-split
 _MLA_INTERLEAVED = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
@@ -1116,6 +1138,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("gemma4_unified", "Gemma 4 unified (text)", ("gemma4_unified_text",), "transformers.models.gemma4_unified", rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
     _F("glm4_moe", "GLM-4.5 / 4.6 (MoE)", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction", default_fraction=0.5),
     _F("glm4_moe_lite", "GLM-4.7-Flash (MLA)", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    _F("deepseek_v4", "DeepSeek-V4 (text)", ("deepseek_v4",), "transformers.models.deepseek_v4", layout="interleaved",
+       rotary="fraction", rotary_at="end", default_fraction=0.125, nested_only=True, theta_keys=(),
+       rope_keys=MappingProxyType({"sliding_attention": "main", "*": "compress"}),
+       layer_notes=MappingProxyType({t: _DSV4_NOTE for t in ("compressed_sparse_attention", "heavily_compressed_attention")})),
     _F("falcon", "Falcon", ("falcon",), "transformers.models.falcon", head="split", switch=("alibi", False, False)),
     _F("gemma3n", "Gemma 3n (text)", ("gemma3n_text",), "transformers.models.gemma3n", qk_norm="before_rope",
        default_theta=_GEMMA3_THETA, local_theta=("rope_local_base_freq", "sliding_attention")),
@@ -1271,9 +1297,6 @@ EXTRA_SCALINGS: dict[str, str] = {
 
 #: Families of the installed transformers that rope_spec refuses, and what it would need.
 UNSUPPORTED: dict[str, str] = {
-    "deepseek_v4": "DeepSeek-V4's compressed attention layers rotate compressed key entries at their window "
-                   "positions with a second base (rope_parameters 'main' and 'compress'); rope_spec models one "
-                   "rotation per layer and position, not the compressor",
     "beam": "Beam's full-attention layers use no RoPE but scale queries by a position-dependent factor "
             "(compute_attention_scaling), which rope_spec does not model",
     "hy_v4_vl_text": "HY-V4-VL applies M-RoPE sections to the rotary part of multi-head latent attention; "
@@ -1366,6 +1389,9 @@ class RopeSpec:
     clockwise : bool
         True when the family's code turns pair :math:`i` by :math:`-m\\theta_i` (its ``rotate_half``
         has flipped signs, NanoChat): :meth:`apply` and :meth:`cos_sin` do the same.
+    note : str
+        What else the layer's attention does with positions that :meth:`apply` does not (DeepSeek-V4's
+        compressed key entries).
     no_rope_reason : str
         Why a layer with ``uses_rope`` False has no RoPE (NoPE layer, global layer of a family that
         rotates sliding-window layers only, a layer without attention).
@@ -1396,6 +1422,7 @@ class RopeSpec:
     no_rope_reason: str = ""
     clockwise: bool = False
     query_scale: tuple[float, float] | None = None
+    note: str = ""
 
     # --- frequencies ---------------------------------------------------------------------------
 
@@ -1596,6 +1623,8 @@ class RopeSpec:
             if self.attention_factor != 1.0:
                 lines.append(f"  attention factor {self.attention_factor:.6g} on cos and sin "
                              f"(rotated logits x {self.attention_factor ** 2:.6g})")
+        if self.note:
+            lines.append(f"  note: {self.note}")
         if self.softmax_scale_factor != 1.0:
             lines.append(f"  softmax scale x {self.softmax_scale_factor:.6g} (YaRN's mscale squared)")
         if self.max_positions is not None:

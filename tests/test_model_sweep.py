@@ -232,6 +232,12 @@ SWEEP_CONFIG: dict[str, dict[str, Any]] = {
     "muse_spark": {"moe_hidden_size": 32},
     "longcat_flash": {"zero_expert_num": 2},
     "dots3_note": {"head_dim": 64, "shared_experts_intermediate_size": 32, "num_key_value_heads": 2},
+    # compress rates longer than the test sequence: no compressed key entry is emitted, so the keys the
+    # attention sees are the sliding-window ones, which rope_spec describes
+    "deepseek_v4": {"head_dim": 64, "o_lora_rank": 32, "q_lora_rank": 32, "o_groups": 2, "sliding_window": 16,
+                    "compress_rates": {"compressed_sparse_attention": 8, "heavily_compressed_attention": 16},
+                    "layer_types": ["sliding_attention", "compressed_sparse_attention",
+                                    "heavily_compressed_attention"] * 2},
     "gemma3n": {"num_kv_shared_layers": 0, "intermediate_size": [64] * 6, "activation_sparsity_pattern": [0.0] * 6},
     "lfm2_moe": {"layer_types": ["conv", "full_attention"] * 3},
     "glm4v_moe": {"head_dim": 128, "hidden_size": 256},

@@ -574,7 +574,9 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 0}, {}, ValueError, "rotary_dim"),
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 16.0}, {}, TypeError, "rotary_dim"),
         ({**LLAMA, "model_type": "exaone4", "layer_types": ["sliding_attention", 3]}, {}, TypeError, "layer_types"),
-        ({**LLAMA, "model_type": "deepseek_v4"}, {}, ValueError, "not supported by rope_spec"),
+        ({**LLAMA, "model_type": "beam"}, {}, ValueError, "not supported by rope_spec"),
+        ({**LLAMA, "model_type": "deepseek_v4", "layer_types": ["sliding_attention"]}, {"layer": 0}, ValueError,
+         "no rope_parameters nested by layer type"),
     ],
 )
 def test_rope_spec_bad_config(config, kwargs, error, match):
@@ -813,8 +815,8 @@ def test_recurrent_gemma_attention_layers():
 
 
 def test_unsupported_families_say_why():
-    with pytest.raises(ValueError, match="'deepseek_v4' is not supported by rope_spec: .*compress"):
-        rope_spec({"model_type": "deepseek_v4", "hidden_size": 64})
+    with pytest.raises(ValueError, match="'hy_v4_vl_text' is not supported by rope_spec: .*M-RoPE"):
+        rope_spec({"model_type": "hy_v4_vl_text", "hidden_size": 64})
     with pytest.raises(ValueError, match="unknown model_type 'bert': rope_spec has no data for this family"):
         rope_spec({"model_type": "bert"})
 
@@ -946,3 +948,25 @@ def test_falcon_rotary_or_alibi():
         assert_same_rotation(spec, hf_half("falcon", "FalconRotaryEmbedding"), config, seq_len)
     alibi = rope_spec(tiny("FalconConfig", hidden_size=64, num_attention_heads=2, alibi=True))
     assert not alibi.uses_rope and "alibi = True" in alibi.no_rope_reason
+
+
+def test_deepseek_v4_layer_kinds():
+    # rope_parameters keyed "main" (sliding-window layers) and "compress" (compressed attention layers);
+    # the trailing partial_rotary_factor of each head rotates, in interleaved pairs
+    config = tiny("DeepseekV4Config", hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=3,
+                  q_lora_rank=32, o_lora_rank=32, o_groups=2, sliding_window=16, n_routed_experts=2,
+                  num_experts_per_tok=1, moe_intermediate_size=32,
+                  layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"])
+    rope = modeling("deepseek_v4").DeepseekV4RotaryEmbedding(config)
+    for i, key in enumerate(("main", "compress", "compress")):
+        spec = rope_spec(config, layer=i)
+        assert (spec.rotary_dim, spec.rotary_offset, spec.layout) == (8, 56, "interleaved")
+        assert spec.base == config.rope_parameters[key]["rope_theta"]
+        np.testing.assert_allclose(spec.inv_freq(), getattr(rope, f"{key}_inv_freq").double().numpy(), rtol=2e-6)
+        assert ("compressed key entries" in spec.describe()) == (key == "compress")
+    # its apply function rotates the trailing dims, as spec.apply does
+    pos = positions_for(20)
+    x = np.random.default_rng(3).standard_normal((2, 2, 20, 64)).astype(np.float32)
+    cos, sin = rope(torch.zeros(1), torch.tensor(pos), layer_type="compress")
+    ref = modeling("deepseek_v4").apply_rotary_pos_emb(torch.tensor(x), cos, sin)
+    np.testing.assert_allclose(rope_spec(config, layer=1).apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
