@@ -11,7 +11,13 @@ recorder returns zeros, so no layer's input depends on the positions). It runs t
 positions under test and with every position 0, where RoPE is the identity times its attention
 factor. That gives, per layer, the query before RoPE and after it, as the family's own code computes
 them: whatever its rotary module, apply function and attention forward decide (which layers rotate,
-which base a layer type uses, which dims rotate).
+which base a layer type uses, which dims rotate). Families whose code has M-RoPE run a third time with
+(time, height, width) position ids. For multi-head latent attention the softmax scale the attention
+receives is checked too.
+
+One thing this cannot see: a family that reads interleaved pairs and writes them back half-split
+reorders the rotated block even at position 0, the same at every position. ``test_mla_pair_order``
+checks that from the attention's source and the family's own apply function.
 
 For each layer ``i`` it then asks ``rope_spec(config, layer=i)``:
 
@@ -324,6 +330,7 @@ def sweep_one(cand: Candidate) -> Outcome:
             spec = rope_spec(config, layer=i)
         except (ValueError, TypeError) as exc:
             return Outcome("rejected", f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+        assert spec.describe()
         if i not in layers:
             if spec.uses_rope:
                 problems.append(f"layer {i}: no attention call in the code, the spec rotates")
