@@ -322,8 +322,8 @@ def _fix_pages(outdir: Path) -> None:
         text = page.read_text(encoding="utf-8")
         fixed = text
         for pattern, replacement in _PAGE_FIXES:
-            if page.name == "search.html" and "search" in pattern.pattern:
-                continue
+            if page.name == "search.html" and "searchindex" in pattern.pattern:
+                continue  # the search page itself needs the index
             fixed = pattern.sub(replacement, fixed)
         if fixed != text:
             page.write_text(fixed, encoding="utf-8")

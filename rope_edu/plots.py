@@ -229,7 +229,7 @@ def _install_display() -> None:
             return None
         # drawn at 2x: shown at half its pixel size (the PNG header holds width and height)
         width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-        return data, {"width": width // 2, "height": height // 2}
+        return data, {"width": width // 2}  # no height: a narrow column scales it, keeping its shape
 
     formatters["image/svg+xml"].for_type(Figure, as_svg)
     formatters["image/png"].for_type(Figure, as_png)
