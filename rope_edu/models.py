@@ -1143,6 +1143,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        rope_keys=MappingProxyType({"sliding_attention": "main", "*": "compress"}),
        layer_notes=MappingProxyType({t: _DSV4_NOTE for t in ("compressed_sparse_attention", "heavily_compressed_attention")})),
     _F("falcon", "Falcon", ("falcon",), "transformers.models.falcon", head="split", switch=("alibi", False, False)),
+    _F("falcon_h1", "Falcon-H1 (hybrid Mamba)", ("falcon_h1",), "transformers.models.falcon_h1"),
     _F("gemma3n", "Gemma 3n (text)", ("gemma3n_text",), "transformers.models.gemma3n", qk_norm="before_rope",
        default_theta=_GEMMA3_THETA, local_theta=("rope_local_base_freq", "sliding_attention")),
     _F("lfm2_moe", "LFM2 MoE", ("lfm2_moe",), "transformers.models.lfm2_moe", default_theta=1_000_000.0,

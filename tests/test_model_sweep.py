@@ -245,6 +245,7 @@ SWEEP_CONFIG: dict[str, dict[str, Any]] = {
                     "layer_types": ["sliding_attention", "compressed_sparse_attention",
                                     "heavily_compressed_attention"] * 2},
     "gemma3n": {"num_kv_shared_layers": 0, "intermediate_size": [64] * 6, "activation_sparsity_pattern": [0.0] * 6},
+    "falcon_h1": {"mamba_d_ssm": 256, "mamba_n_heads": 8, "mamba_d_head": 32},
     "lfm2_moe": {"layer_types": ["conv", "full_attention"] * 3},
     "glm4v_moe": {"head_dim": 128, "hidden_size": 256},
 }
