@@ -175,3 +175,12 @@ def test_glossary_terms_link_chapters(built_book):
     assert not missing, f"glossary lacks {missing}"
     for term, dd in terms.items():
         assert dd is not None and _chapter_links(dd, "book/glossary.html"), f"{term}: no link to a chapter"
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("page", PAGES)
+def test_code_and_output_fit_the_column(built_book, page):
+    """No line of code or output on the page is wider than the 75-character column."""
+    soup = _soup(built_book, page)
+    long = [line for pre in _main(soup).find_all("pre") for line in pre.get_text().splitlines() if len(line) > WIDTH]
+    assert not long, f"{page}: lines over {WIDTH} characters: {long[:3]}"
