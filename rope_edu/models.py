@@ -675,13 +675,19 @@ def _layer_kind(family: Family, cfg: _Config, types: list[str] | None, nested: l
         return False, None, f"{family.label} applies RoPE only in {', '.join(map(repr, family.rope_types))} layers"
     if family.nope_list is not None and index is not None:
         marks = cfg.data.get(family.nope_list)
+        if marks is None:
+            raise ValueError(f"the {cfg.model_type!r} config has no {family.nope_list} (which layers use no RoPE); "
+                             f"{family.label}'s config class builds one: pass the config object or its to_dict()")
         if marks is not None:
             if isinstance(marks, str) or not isinstance(marks, Sequence) or index >= len(marks):
                 raise ValueError(f"{family.nope_list} must list one entry per layer, got {marks!r}")
             if not marks[index]:
                 return False, None, f"{family.nope_list}[{index}] = {marks[index]!r} marks a NoPE layer"
     if family.nope_indices is not None and index is not None:
-        listed = cfg.data.get(family.nope_indices) or ()
+        listed = cfg.data.get(family.nope_indices)
+        if listed is None:
+            raise ValueError(f"the {cfg.model_type!r} config has no {family.nope_indices} (which layers use no RoPE); "
+                             f"{family.label}'s config class builds one: pass the config object or its to_dict()")
         if index in listed:
             return False, None, f"layer {index} is in {family.nope_indices} (no self-attention, no RoPE)"
     if flags is not None and index is not None:
@@ -866,7 +872,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         chosen = [(None, layer_type)]
     kinds = {}
     for i, t in chosen:
-        if per_type and t is None:
+        if (per_type or family.rope_types is not None) and t is None:
             raise ValueError(
                 f"layer_type is required for {family.label}: its layer types use different RoPE settings and this "
                 f"config lists no layer_types; pass layer_type=... ({', '.join(map(repr, nested or _LOCAL_GLOBAL))}) "
@@ -1115,8 +1121,8 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
     _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj),
     _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0, layout="interleaved"),
-    _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
-    _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none"),
+    _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none", pattern=("sliding_window_pattern", 4)),
+    _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none", pattern=("sliding_window_pattern", 4)),
     _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0, ignored_theta=("rope_theta",), mrope=("interleaved", (24, 20, 20)), rename=_MROPE_ALIAS),
     _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",)),
     _F("deepseek_v2", "DeepSeek-V2 (MLA)", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),

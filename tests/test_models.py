@@ -560,6 +560,10 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
         ({**LLAMA, "model_type": "olmo3"}, {}, ValueError, "layer_type is required for OLMo 3"),
         ({**LLAMA, "model_type": "muse_glimmer_text", "num_hidden_layers": 2, "layer_rope_theta": [1e4]},
          {"layer": 1}, ValueError, "layer_rope_theta"),
+        ({**LLAMA, "model_type": "muse_glimmer_text", "num_hidden_layers": 2}, {"layer": 1}, ValueError,
+         "no layer_rope_theta"),
+        ({**LLAMA, "model_type": "mllama_text_model", "num_hidden_layers": 2}, {"layer": 1}, ValueError,
+         "no cross_attention_layers"),
         ({**LLAMA, "model_type": "gemma4_text", "layer_types": ["full_attention"], "per_layer_config": [64],
           "rope_parameters": {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6,
                                                  "partial_rotary_factor": 0.25}}}, {"layer": 0}, TypeError,
@@ -728,6 +732,16 @@ def test_rope_on_sliding_layers_only():
     cohere = tiny("Cohere2Config", hidden_size=64, num_attention_heads=2, num_hidden_layers=4, sliding_window=None)
     assert all(rope_spec(exaone, layer=i).uses_rope for i in range(4))
     assert not any(rope_spec(cohere, layer=i).uses_rope for i in range(4))
+    # a config.json without layer_types: Cohere 2's class builds them from sliding_window_pattern (4);
+    # for the others the layer type must be given rather than guessed
+    command_r7b = {"model_type": "cohere2", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 8,
+                   "sliding_window": 16, "sliding_window_pattern": 4, "rope_theta": 5e4}
+    assert [rope_spec(command_r7b, layer=i).uses_rope for i in range(8)] == [True, True, True, False] * 2
+    exaone_dict = {"model_type": "exaone4", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 4,
+                   "sliding_window": 16}
+    with pytest.raises(ValueError, match="layer_type is required for EXAONE 4.0"):
+        rope_spec(exaone_dict, layer=3)
+    assert not rope_spec(exaone_dict, "full_attention").uses_rope
 
 
 def test_partial_rotary_families():
