@@ -740,7 +740,7 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         if "type" in block and "rope_type" not in block:
             block["rope_type"] = block.pop("type")
         # v4 names for the same values must agree with the nested ones
-        keys = tuple(family.theta_keys)
+        keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
         if family.local_theta is not None and key == family.local_theta[1]:
             keys = (family.local_theta[0],)
         elif family.flat_types is not None and key not in family.flat_types:
@@ -767,13 +767,15 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
     _dropped_theta(family, cfg, block, where, key)
     if family.flat_types is not None and key is not None:
         # the config class nests a v4 flat block under these layer types (OLMo 3): read it as nested
-        return _read_rope(cfg, theta_keys=family.theta_keys, block=block, where=where,
+        keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
+        return _read_rope(cfg, theta_keys=keys, block=block, where=where,
                           default_theta=family.theta_default(key), theta_source=source, nested=True, **common)
     if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
         cfg.defaults.append(f"rope_parameters = {dict(family.default_block)!r} ({family.label} config default; "
                             "the config does not state it)")
         block = {**family.default_block, **block}
-    return _read_rope(cfg, theta_keys=family.theta_keys, block=block, where=where,
+    keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
+    return _read_rope(cfg, theta_keys=keys, block=block, where=where,
                       default_theta=family.theta_default(key), theta_source=source, **common)
 
 
@@ -1061,6 +1063,22 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
 
 
 _F = Family
+# RoPE parameters config classes fill in when a config gives none (what a dict without them gets)
+_APERTUS_LLAMA3 = MappingProxyType({"rope_type": "llama3", "rope_theta": 12_000_000.0, "factor": 8.0,
+                                    "original_max_position_embeddings": 8192, "low_freq_factor": 1.0,
+                                    "high_freq_factor": 4.0})
+_CWM_LLAMA3 = MappingProxyType({"rope_type": "llama3", "rope_theta": 1_000_000.0, "factor": 16.0,
+                                "original_max_position_embeddings": 8192, "low_freq_factor": 1.0,
+                                "high_freq_factor": 4.0})
+_MINISTRAL3_YARN = MappingProxyType({"rope_type": "yarn", "rope_theta": 1_000_000.0, "factor": 16.0,
+                                     "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0,
+                                     "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})
+_MISTRAL4_YARN = MappingProxyType({"rope_type": "yarn", "rope_theta": 10_000.0, "factor": 128.0,
+                                   "original_max_position_embeddings": 8192, "beta_fast": 32.0, "beta_slow": 1.0,
+                                   "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1})
+_MISTRAL_LARGE4_YARN = MappingProxyType({"rope_type": "yarn", "rope_theta": 10_000.0, "factor": 2048.0,
+                                         "original_max_position_embeddings": 512, "beta_fast": 32.0,
+                                         "beta_slow": 1.0, "attention_factor": 1.0})
 _DSV4_NOTE = ("its compressor also appends compressed key entries, each rotated (with these settings) at the "
               "position of its window; the attention output is rotated back by -m theta (keys are values)")
 _MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
@@ -1111,8 +1129,8 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        rename=MappingProxyType({"mrope": "default"})),
     # families added for transformers 5.24 (checked by tests/test_model_sweep.py)
     _F("afmoe", "AFMoE", ("afmoe",), "transformers.models.afmoe", rope_types=("sliding_attention",), qk_norm="before_rope"),
-    _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0, ignored_theta=("rope_theta",), qk_norm="before_rope"),
-    _F("apertus1p5", "Apertus 1.5 (text)", ("apertus1p5_text",), "transformers.models.apertus1p5", default_theta=12000000.0, ignored_theta=("rope_theta",), qk_norm="before_rope"),
+    _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0, ignored_theta=("rope_theta",), qk_norm="before_rope", default_block=_APERTUS_LLAMA3),
+    _F("apertus1p5", "Apertus 1.5 (text)", ("apertus1p5_text",), "transformers.models.apertus1p5", default_theta=12000000.0, ignored_theta=("rope_theta",), qk_norm="before_rope", default_block=_APERTUS_LLAMA3),
     _F("arcee", "Arcee (AFM)", ("arcee",), "transformers.models.arcee"),
     _F("aria", "Aria (text)", ("aria_text",), "transformers.models.aria"),
     _F("axk1", "AXK1 (MLA)", ("axk1",), "transformers.models.axk1", rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
@@ -1124,7 +1142,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2", layout="interleaved", rope_types=("sliding_attention",), windowless="none", pattern=("sliding_window_pattern", 4)),
     _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved", rope_types=("sliding_attention",), windowless="none", pattern=("sliding_window_pattern", 4)),
     _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge", default_theta=100000000.0, ignored_theta=("rope_theta",), mrope=("interleaved", (24, 20, 20)), rename=_MROPE_ALIAS),
-    _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",)),
+    _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",), default_block=_CWM_LLAMA3),
     _F("deepseek_v2", "DeepSeek-V2 (MLA)", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla", layout="interleaved", extra=_mla_softmax_extra),
     _F("deepseek_v32", "DeepSeek-V3.2 (MLA)", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla", **_MLA_INTERLEAVED),
     _F("diffllama", "DiffLlama", ("diffllama",), "transformers.models.diffllama"),
@@ -1188,9 +1206,9 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("minimax_m2", "MiniMax-M2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction", default_theta=5000000.0, rotary_dim_key="rotary_dim", qk_norm="before_rope"),
     _F("minimax_m3_vl", "MiniMax-M3-VL (text)", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl", rotary="fraction", default_theta=5000000.0, qk_norm="before_rope"),
     _F("ministral", "Ministral", ("ministral",), "transformers.models.ministral"),
-    _F("ministral3", "Ministral 3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra, ignored_theta=("rope_theta",)),
-    _F("mistral4", "Mistral 4 (MLA)", ("mistral4",), "transformers.models.mistral4", rotary="mla", interleave=("rope_interleave", True), extra=_mla_query_scale_extra, ignored_theta=("rope_theta",)),
-    _F("mistral_large4", "Mistral Large 4 (MLA, text)", ("mistral_large4_text",), "transformers.models.mistral_large4", rotary="mla", **_MLA_INTERLEAVED, nope_layers=(4, "indexed_attention", "indexed_attention"), ignored_theta=("rope_theta",)),
+    _F("ministral3", "Ministral 3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra, ignored_theta=("rope_theta",), default_block=_MINISTRAL3_YARN, default_theta=1_000_000.0),
+    _F("mistral4", "Mistral 4 (MLA)", ("mistral4",), "transformers.models.mistral4", rotary="mla", interleave=("rope_interleave", True), extra=_mla_query_scale_extra, ignored_theta=("rope_theta",), default_block=_MISTRAL4_YARN),
+    _F("mistral_large4", "Mistral Large 4 (MLA, text)", ("mistral_large4_text",), "transformers.models.mistral_large4", rotary="mla", **_MLA_INTERLEAVED, nope_layers=(4, "indexed_attention", "indexed_attention"), ignored_theta=("rope_theta",), default_block=_MISTRAL_LARGE4_YARN),
     _F("mixtral", "Mixtral", ("mixtral",), "transformers.models.mixtral", default_theta=1000000.0),
     _F("mllama", "Llama 3.2 Vision (text)", ("mllama_text_model",), "transformers.models.mllama", default_theta=500000.0, nope_indices="cross_attention_layers"),
     _F("modernbert_decoder", "ModernBERT decoder", ("modernbert-decoder",), "transformers.models.modernbert_decoder", default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 160000.0, "*": 160000.0}), ignored_theta=("rope_theta",), nested_only=True),

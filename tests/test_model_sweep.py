@@ -487,3 +487,35 @@ def test_mla_pair_order(key):
         full = np.concatenate([np.zeros((2, 2, SEQ, spec.rotary_offset), np.float32), x], axis=-1)
         ours = spec.apply(full, POSITIONS, role="key")[..., spec.rotary_offset:]
         np.testing.assert_allclose(ours, ref.numpy(), rtol=1e-3, atol=1e-3)
+
+
+# --- a config.json that leaves RoPE fields out gets what the config class fills in ---------------------
+
+ROPE_FIELDS = ("rope_parameters", "rope_scaling", "rope_theta", "partial_rotary_factor", "rotary_pct",
+               "rotary_emb_base", "rope_local_base_freq", "rotary_dim")
+
+
+@pytest.mark.parametrize("cand", CANDIDATES, ids=[c.name for c in CANDIDATES])
+def test_left_out_rope_fields_get_the_config_class_defaults(cand):
+    """rope_spec of a dict without RoPE fields equals rope_spec of the config class's own defaults, or
+    rope_spec refuses it (never a third answer)."""
+    mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
+    cls = getattr(mod, cand.model_cls).config_class
+    if cls.model_type not in M.MODEL_TYPES:
+        pytest.skip(f"rope_spec does not read {cls.model_type!r}")
+    try:
+        config = tiny_config(cls, {k: v for k, v in (SWEEP_CONFIG.get(cand.name) or {}).items()
+                                   if k not in ROPE_FIELDS})
+    except CannotCompare as exc:
+        pytest.skip(str(exc))
+    data = {k: v for k, v in config.to_dict().items() if k not in ROPE_FIELDS}
+    types = getattr(config, "layer_types", None)
+    if data.get("layer_types") is None and isinstance(types, list):
+        data["layer_types"] = types
+    for i in range(getattr(config, "num_hidden_layers", None) or 1):
+        want = rope_spec(config, layer=i)
+        try:
+            got = rope_spec(data, layer=i)
+        except ValueError:
+            continue
+        assert {**got.__dict__, "defaults": ()} == {**want.__dict__, "defaults": ()}, i
