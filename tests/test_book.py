@@ -66,12 +66,14 @@ def test_index_redirects_to_the_intro(built_book):
 
 
 def test_launch_buttons(built_book):
-    """Notebook pages offer Colab and Binder launch buttons pointing at the repository."""
+    """Notebook pages offer Colab (the published reader notebook) and Binder launch buttons."""
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     repo = urlparse(re.search(r"^repository:\s*\n\s+url:\s*(\S+)", config, re.MULTILINE).group(1)).path.strip("/")
+    branch = re.search(r"reader_notebooks_branch:\s*(\S+)", config).group(1)
     for nb in notebook_paths():
         html = (built_book / "notebooks" / f"{nb.stem}.html").read_text(encoding="utf-8")
-        assert f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{nb.name}" in html, nb.name
+        colab = f"https://colab.research.google.com/github/{repo}/blob/{branch}/_sources/notebooks/{nb.name}"
+        assert colab in html, nb.name
         assert "mybinder.org" in html, nb.name
 
 
