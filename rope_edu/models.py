@@ -1084,7 +1084,6 @@ _DSV4_NOTE = ("its compressor also appends compressed key entries, each rotated 
 _MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
 # MLA families whose attention always reads interleaved pairs and writes them back half-split
 _MLA_INTERLEAVED = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
-_HALF_PARTIAL = dict(rotary="fraction")
 _GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention": 1_000_000.0, "*": 1_000_000.0})
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})

@@ -984,3 +984,15 @@ def test_deepseek_v4_layer_kinds():
     cos, sin = rope(torch.zeros(1), torch.tensor(pos), layer_type="compress")
     ref = modeling("deepseek_v4").apply_rotary_pos_emb(torch.tensor(x), cos, sin)
     np.testing.assert_allclose(rope_spec(config, layer=1).apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_families_are_data():
+    # one registry of data rows: only GPT-J/CodeGen (a fixed sin/cos table) and MiniMind (not in transformers)
+    # have readers of their own; the shared extra rules are named functions
+    assert {key for key, f in M.FAMILIES.items() if f.read is not None} == {"gptj", "codegen", "minimind"}
+    extras = {f.extra.__name__ for f in M.FAMILIES.values() if f.extra is not None}
+    assert extras == {"_llama4_extra", "_mla_softmax_extra", "_query_scale_extra", "_mla_query_scale_extra"}
+    assert len(M.MODEL_TYPES) >= len(M.FAMILIES) > 100
+    for f in M.FAMILIES.values():
+        assert f.layout in rope_edu.LAYOUTS and f.rotary in ("head", "fraction", "rotary_dim", "mla"), f.key
+    assert not set(M.UNSUPPORTED) & set(M.MODEL_TYPES)
