@@ -12,8 +12,9 @@ positions under test and with every position 0, where RoPE is the identity times
 factor. That gives, per layer, the query before RoPE and after it, as the family's own code computes
 them: whatever its rotary module, apply function and attention forward decide (which layers rotate,
 which base a layer type uses, which dims rotate). Families whose code has M-RoPE run a third time with
-(time, height, width) position ids. For multi-head latent attention the softmax scale the attention
-receives is checked too.
+(time, height, width) position ids. At position 0 the factor on cos and sin scales the query too, so it
+is checked on its own against the rotary modules' ``attention_scaling``; for multi-head latent attention
+the softmax scale the attention receives is checked too.
 
 One thing this cannot see: a family that reads interleaved pairs and writes them back half-split
 reorders the rotated block even at position 0, the same at every position. ``test_mla_pair_order``
@@ -211,6 +212,11 @@ def run_family(cand: Candidate):
     except Exception as exc:  # noqa: BLE001
         raise CannotCompare(f"forward failed: {type(exc).__name__}: {str(exc)[:200]}") from None
     layers = {i: (moved[i][0], still[i][0], moved[i][1], still[i][1], moved[i][2]) for i in moved if i in still}
+    # the factor each rotary module puts on cos and sin (per layer type where it keeps several): at
+    # position 0 it multiplies the query too, so the comparison above cannot see it; checked on its own
+    factors = {name: float(value) for sub in model.modules() if type(sub).__name__.endswith("RotaryEmbedding")
+               for name, value in vars(sub).items()
+               if name.endswith("attention_scaling") and isinstance(value, (int, float))}
     layers_3d = {}
     if "mrope_section" in inspect.getsource(mod):
         try:
@@ -218,7 +224,7 @@ def run_family(cand: Candidate):
         except Exception as exc:  # noqa: BLE001
             raise CannotCompare(f"forward with (3, batch, seq) positions failed: {type(exc).__name__}: "
                                 f"{str(exc)[:160]}") from None
-    return config, layers, layers_3d
+    return config, layers, layers_3d, factors
 
 
 # Per-family tiny-config fields the generic sizes cannot give (each one says why).
@@ -320,7 +326,7 @@ def sweep_one(cand: Candidate) -> Outcome:
     if cand.name in SWEEP_SKIP:
         return Outcome("cannot", SWEEP_SKIP[cand.name])
     try:
-        config, layers, layers_3d = run_family(cand)
+        config, layers, layers_3d, factors = run_family(cand)
     except CannotCompare as exc:
         return Outcome("cannot", str(exc), seconds=time.perf_counter() - t0)
     n = getattr(config, "num_hidden_layers", None) or len(layers)
@@ -337,6 +343,12 @@ def sweep_one(cand: Candidate) -> Outcome:
                 problems.append(f"layer {i}: no attention call in the code, the spec rotates")
             continue
         q1, q0, k1, k0, scaling = layers[i]
+        if spec.uses_rope and factors:
+            named = [v for k, v in factors.items() if spec.layer_type and k.startswith(f"{spec.layer_type}_")]
+            options = named or list(factors.values())
+            if not any(np.isclose(spec.attention_factor, v, rtol=1e-6) for v in options):
+                problems.append(f"layer {i}: attention factor {spec.attention_factor:.6g}, the rotary module "
+                                f"has {sorted(set(options))}")
         if spec.rotary_offset and spec.uses_rope and scaling is not None:
             # multi-head latent attention: the softmax scale is qk_head_dim**-0.5 times the spec's factor
             want = spec.softmax_scale_factor * spec.head_dim ** -0.5
