@@ -85,6 +85,9 @@ from .multidim import (
     rope_nd_angles,
 )
 from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
+from . import dca, kvquant
+from .dca import DCA_KINDS, DCA_VARIANTS, DCADistances, DCAPositions, dca_position_ids, dca_relative_distances
+from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, outlier_keys, quantize
 from . import tables, verdicts
 from .tables import table
 from .verdicts import verify
@@ -180,4 +183,17 @@ __all__ = [
     "linear_attention",
     "shaw_relative_logits",
     "t5_relative_bucket",
+    "dca",
+    "kvquant",
+    "DCA_KINDS",
+    "DCA_VARIANTS",
+    "DCADistances",
+    "DCAPositions",
+    "dca_position_ids",
+    "dca_relative_distances",
+    "QUANT_ORDERS",
+    "QUANT_AXES",
+    "cached_keys",
+    "outlier_keys",
+    "quantize",
 ]

@@ -1,0 +1,157 @@
+"""Key-cache quantisation before or after RoPE (chapter 12).
+
+An inference engine may store its keys in a few bits. KVQuant (Hooper et al. 2024) quantises
+keys *per channel* (one scale per coordinate, shared by all tokens) and *before* RoPE, rotating
+them only when they are read. This module holds the pieces to measure why:
+
+* :func:`quantize` is symmetric uniform quantisation with one scale per channel or per token,
+  returning the dequantised values (what a kernel would compute with);
+* :func:`outlier_keys` builds synthetic keys with a few large, consistent channels, the pattern
+  KVQuant reports for trained models' keys (synthetic here: no model is loaded);
+* :func:`cached_keys` returns the rotated keys that attention reads back from a quantised cache,
+  for the two orders in :data:`QUANT_ORDERS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._checks import as_real_array, check_choice, check_int, check_real, finite_float64
+from .rope import apply_rope
+
+__all__ = ["QUANT_AXES", "QUANT_ORDERS", "quantize", "outlier_keys", "cached_keys"]
+
+#: Which axis one scale is shared over, for arrays of shape ``(..., seq, dim)``: ``"channel"``
+#: has one scale per coordinate (the maximum over the tokens, axis -2), ``"token"`` one scale per
+#: token (the maximum over its coordinates, axis -1).
+QUANT_AXES = {"channel": -2, "token": -1}
+
+#: Where the quantiser sits relative to RoPE: ``"pre_rope"`` stores quantised unrotated keys and
+#: rotates them when they are read; ``"post_rope"`` rotates first and stores quantised rotated keys.
+QUANT_ORDERS = ("pre_rope", "post_rope")
+
+
+def quantize(x: Any, bits: int, axis: str) -> np.ndarray:
+    """Symmetric uniform quantisation to ``bits`` bits; returns the dequantised values.
+
+    Each group (one channel over all tokens, or one token over all channels) gets the scale
+    :math:`s = \\max|x| / (2^{b-1} - 1)`; a value becomes :math:`s \\cdot
+    \\mathrm{round}(x / s)`, an integer level in :math:`[-(2^{b-1}-1), 2^{b-1}-1]` times the
+    scale. A group that is all zeros stays zero. The error of one value is at most :math:`s/2`.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., seq, dim)
+        Keys (or any real array with at least two axes).
+    bits : int, 2 to 16
+        Bits per stored value, sign included.
+    axis : {"channel", "token"}
+        What shares one scale; see :data:`QUANT_AXES`.
+
+    Returns
+    -------
+    numpy.ndarray, shape x.shape, float64
+        The values a kernel computes with after dequantising.
+    """
+    x = finite_float64(as_real_array(x, "x", min_ndim=2), "x")
+    bits = check_int(bits, "bits", 2)
+    if bits > 16:
+        raise ValueError(f"bits must be an integer from 2 to 16, got {bits}")
+    reduce = QUANT_AXES[check_choice(axis, QUANT_AXES, "axis")]
+    levels = 2 ** (bits - 1) - 1
+    scale = np.abs(x).max(axis=reduce, keepdims=True) / levels
+    safe = np.where(scale > 0, scale, 1.0)
+    q = np.clip(np.rint(x / safe), -levels, levels)
+    return np.where(scale > 0, q * safe, 0.0)
+
+
+def outlier_keys(
+    n_tokens: int,
+    dim: int,
+    *,
+    channels: Any,
+    magnitude: float = 12.0,
+    seed: int = 0,
+) -> np.ndarray:
+    """Synthetic unrotated keys with a few outlier channels.
+
+    Every coordinate is standard normal; each channel in ``channels`` also gets a constant offset
+    ``magnitude`` (sign alternating from one outlier channel to the next), so that it is large
+    and of the same sign for every token, as the outlier channels KVQuant reports in trained
+    models' keys before RoPE. Synthetic: no trained model is involved.
+
+    Parameters
+    ----------
+    n_tokens : int, >= 1
+    dim : int
+        Head dimension (any size >= 1; RoPE later needs it even).
+    channels : sequence of int
+        The outlier channels, each in ``[0, dim)``.
+    magnitude : float, default 12.0
+        Offset added to the outlier channels (> 0).
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_tokens, dim), float64
+    """
+    n_tokens = check_int(n_tokens, "n_tokens", 1)
+    dim = check_int(dim, "dim", 1)
+    magnitude = check_real(magnitude, "magnitude")
+    if magnitude <= 0:
+        raise ValueError(f"magnitude must be > 0, got {magnitude}")
+    seed = check_int(seed, "seed", 0)
+    ch = as_real_array(channels, "channels")
+    if ch.ndim != 1 or ch.dtype.kind not in "iu":
+        raise TypeError(f"channels must be a 1-d sequence of integers, got dtype {ch.dtype}, shape {ch.shape}")
+    if ch.size and (ch.min() < 0 or ch.max() >= dim):
+        raise ValueError(f"channels must lie in [0, dim) = [0, {dim}), got {ch.tolist()}")
+    if len(set(ch.tolist())) != ch.size:
+        raise ValueError(f"channels must not repeat, got {ch.tolist()}")
+    keys = np.random.default_rng(seed).standard_normal((n_tokens, dim))
+    signs = np.where(np.arange(ch.size) % 2 == 0, 1.0, -1.0)
+    keys[:, ch] += magnitude * signs
+    return keys
+
+
+def cached_keys(
+    keys: Any,
+    positions: Any,
+    *,
+    bits: int,
+    axis: str,
+    order: str,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+) -> np.ndarray:
+    """The rotated keys that attention reads back from a quantised key cache.
+
+    Parameters
+    ----------
+    keys : array_like, shape (..., seq, dim)
+        Unrotated keys.
+    positions : array_like, shape (seq,)
+        Position of every key.
+    bits : int, 2 to 16
+    axis : {"channel", "token"}
+        See :func:`quantize`.
+    order : {"pre_rope", "post_rope"}
+        ``"pre_rope"``: ``apply_rope(quantize(keys))``, the cache stores unrotated keys;
+        ``"post_rope"``: ``quantize(apply_rope(keys))``, the cache stores rotated keys.
+    base : float, default 10000.0
+    layout : {"interleaved", "half"}, default "interleaved"
+
+    Returns
+    -------
+    numpy.ndarray, shape keys.shape
+        Compare with ``apply_rope(keys, positions)``, the keys without quantisation.
+    """
+    order = check_choice(order, QUANT_ORDERS, "order")
+    keys = finite_float64(as_real_array(keys, "keys", min_ndim=2), "keys")
+    if order == "pre_rope":
+        return apply_rope(quantize(keys, bits, axis), positions, base=base, layout=layout)
+    rotated = apply_rope(keys, positions, base=base, layout=layout)
+    return quantize(rotated, bits, axis)

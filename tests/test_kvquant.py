@@ -1,0 +1,128 @@
+"""rope_edu.kvquant: quantised key caches before and after RoPE."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rope_edu import apply_rope
+from rope_edu.kvquant import QUANT_AXES, cached_keys, outlier_keys, quantize
+
+rng = np.random.default_rng(0)
+
+
+# --- quantize ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", list(QUANT_AXES))
+@pytest.mark.parametrize("bits", [2, 3, 4, 8])
+def test_quantize_error_at_most_half_a_step(axis, bits):
+    x = rng.standard_normal((3, 40, 16)) * rng.uniform(0.1, 10, 16)
+    xq = quantize(x, bits, axis)
+    red = QUANT_AXES[axis]
+    step = np.abs(x).max(axis=red, keepdims=True) / (2 ** (bits - 1) - 1)
+    assert np.all(np.abs(xq - x) <= step / 2 + 1e-12)
+    # values are integer multiples of the step, within the symmetric range
+    levels = xq / step
+    np.testing.assert_allclose(levels, np.rint(levels), atol=1e-9)
+    assert np.abs(levels).max() <= 2 ** (bits - 1) - 1 + 1e-9
+
+
+def test_quantize_groups_and_zeros():
+    x = np.array([[1.0, 100.0], [-0.5, 50.0], [0.25, -25.0]])
+    # per channel: column 0 keeps its own small scale
+    np.testing.assert_allclose(quantize(x, 8, "channel")[:, 0], x[:, 0], atol=1 / 254)
+    # per token: the 100 sets the step of row 0, so its 1.0 is lost at 3 bits
+    assert quantize(x, 3, "token")[0, 0] == 0.0
+    np.testing.assert_array_equal(quantize(np.zeros((4, 2)), 4, "token"), 0.0)
+    assert quantize(x, 16, "channel").dtype == np.float64
+
+
+def test_quantize_exact_on_grid():
+    x = np.array([[-3.0, 1.0], [2.0, -1.0], [3.0, 0.0]])
+    np.testing.assert_array_equal(quantize(x, 3, "channel"), x)
+
+
+def test_quantize_bad_inputs():
+    x = np.ones((4, 2))
+    with pytest.raises(TypeError, match="bits"):
+        quantize(x, 4.0, "channel")
+    with pytest.raises(ValueError, match="bits"):
+        quantize(x, 1, "channel")
+    with pytest.raises(ValueError, match="bits"):
+        quantize(x, 17, "channel")
+    with pytest.raises(ValueError, match="axis"):
+        quantize(x, 4, "head")
+    with pytest.raises(ValueError, match="x"):
+        quantize(np.ones(4), 4, "token")
+    with pytest.raises(TypeError, match="x"):
+        quantize(np.ones((2, 2), dtype=complex), 4, "token")
+    with pytest.raises(ValueError, match="x"):
+        quantize(np.array([[np.nan, 1.0]]), 4, "token")
+
+
+# --- outlier keys and the two orders -----------------------------------------------------------
+
+
+def test_outlier_keys_shape_and_channels():
+    k = outlier_keys(500, 16, channels=[2, 9], magnitude=12.0, seed=3)
+    assert k.shape == (500, 16)
+    mean = k.mean(axis=0)
+    assert mean[2] > 10 and mean[9] < -10
+    assert np.all(np.abs(np.delete(mean, [2, 9])) < 0.3)
+    np.testing.assert_array_equal(k, outlier_keys(500, 16, channels=[2, 9], seed=3))
+
+
+def test_outlier_keys_bad_inputs():
+    with pytest.raises(ValueError, match="channels"):
+        outlier_keys(4, 8, channels=[8])
+    with pytest.raises(ValueError, match="channels"):
+        outlier_keys(4, 8, channels=[1, 1])
+    with pytest.raises(TypeError, match="channels"):
+        outlier_keys(4, 8, channels=[1.5])
+    with pytest.raises(ValueError, match="magnitude"):
+        outlier_keys(4, 8, channels=[1], magnitude=0.0)
+    with pytest.raises(ValueError, match="n_tokens"):
+        outlier_keys(0, 8, channels=[1])
+    with pytest.raises(TypeError, match="dim"):
+        outlier_keys(4, 8.0, channels=[1])
+
+
+def test_pre_rope_error_is_the_unrotated_error():
+    """RoPE is orthogonal per row: quantise-then-rotate keeps every row's error."""
+    k = outlier_keys(64, 16, channels=[0, 5])
+    pos = np.arange(64)
+    for axis in QUANT_AXES:
+        read = cached_keys(k, pos, bits=4, axis=axis, order="pre_rope")
+        err = np.linalg.norm(read - apply_rope(k, pos), axis=-1)
+        np.testing.assert_allclose(err, np.linalg.norm(quantize(k, 4, axis) - k, axis=-1), rtol=1e-10, atol=1e-12)
+
+
+def test_post_rope_smears_an_outlier_into_its_partner():
+    k = outlier_keys(256, 16, channels=[0], magnitude=12.0)
+    pos = np.arange(256)
+    rotated = apply_rope(k, pos)  # interleaved: channel 0 pairs with channel 1, theta_0 = 1
+    rng_pre, rng_post = np.abs(k).max(axis=0), np.abs(rotated).max(axis=0)
+    assert rng_pre[1] < 5 and rng_post[1] > 10  # the partner's range grows to the outlier's
+    np.testing.assert_allclose(rng_post[2:], np.abs(apply_rope(k, pos)[:, 2:]).max(axis=0))
+    exact = apply_rope(k, pos)
+    err = {}
+    for order in ("pre_rope", "post_rope"):
+        read = cached_keys(k, pos, bits=4, axis="channel", order=order)
+        back = apply_rope(read, -pos)  # the error seen in unrotated coordinates
+        err[order] = np.sqrt(np.mean((back - k) ** 2, axis=0))
+        np.testing.assert_allclose(np.linalg.norm(back - k), np.linalg.norm(read - exact), rtol=1e-10)
+    assert err["post_rope"][1] > 3 * err["pre_rope"][1]  # the partner
+    assert err["post_rope"][0] < 1.5 * err["pre_rope"][0]  # the outlier itself
+
+
+def test_cached_keys_bad_inputs():
+    k = np.ones((4, 8))
+    with pytest.raises(ValueError, match="order"):
+        cached_keys(k, np.arange(4), bits=4, axis="token", order="during")
+    with pytest.raises(ValueError, match="keys"):
+        cached_keys(np.ones(8), [0], bits=4, axis="token", order="pre_rope")
+    with pytest.raises(ValueError, match="positions"):
+        cached_keys(k, np.arange(5), bits=4, axis="token", order="post_rope")
+    with pytest.raises(ValueError, match="axis"):
+        cached_keys(k, np.arange(4), bits=4, axis="pair", order="post_rope")
