@@ -150,3 +150,14 @@ def test_landing_page_has_chapter_cards_and_reading_paths(built_book):
             assert anchor in ids, f"{a['href']}: no section with id {anchor!r}"
             targets.add((target.name, anchor))
     assert len(targets) >= 8, f"reading paths link only {len(targets)} distinct sections"
+
+
+def test_proof_index_names_results_by_number_and_title(built_book):
+    """The proof index reads 'Theorem 4.1 · RoPE rotations form a group ...', grouped by chapter."""
+    html = (built_book / "prf-prf.html").read_text(encoding="utf-8")
+    article = BeautifulSoup(html, "html.parser").select_one("article") or BeautifulSoup(html, "html.parser")
+    text = article.get_text(" ", strip=True)
+    assert "Chapter 4. The relative-position proof" in text
+    assert re.search(r"Theorem 4\.1\s+RoPE rotations form a group", text), text[:500]
+    labels = re.findall(r"\b(?:thm|lem|cor|ch\d\d)-[a-z0-9-]+\b", text)
+    assert not labels, f"raw labels in the proof index: {labels[:5]}"

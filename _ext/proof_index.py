@@ -1,0 +1,61 @@
+"""A proof index that readers can use: "Theorem 4.1 · RoPE rotations form a group", by chapter.
+
+sphinx-proof's own index lists raw labels (``thm-rope-group``) in alphabetical order. This one
+groups the results by chapter, in the order of the pages and with the numbers and titles they show.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx_proof.domain import ProofIndex
+
+HEADER = re.compile(r"^:{3,}\{prf:(?P<type>[a-z]+)\}[ \t]*(?P<title>.*)\n(?P<options>(?::[a-z-]+:.*\n)*)", re.M)
+
+
+def _titles(env, docname: str) -> dict[str, str]:
+    """{label: title} from the directives of one source page."""
+    path = Path(env.doc2path(docname))
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        cells = json.loads(text)["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    titles = {}
+    for m in HEADER.finditer(text):
+        label = re.search(r":label:\s*(\S+)", m["options"])
+        if label:
+            # plain text in the index: $n - m$ -> n - m, W_q -> W_q
+            titles[label.group(1)] = re.sub(r"\$([^$]*)\$", r"\1", m["title"].strip()).replace("\\", "")
+    return titles
+
+
+def generate(self: ProofIndex, docnames=None):
+    env = self.domain.env
+    proofs = getattr(env, "proof_list", {})
+    groups: dict[str, list] = defaultdict(list)
+    order: dict[str, tuple] = {}
+    titles: dict[str, dict[str, str]] = {}
+    for label, values in proofs.items():
+        docname = values["docname"]
+        if docname not in titles:
+            titles[docname] = _titles(env, docname)
+        chapter = env.toc_secnumbers.get(docname, {}).get("", ())
+        head = env.titles[docname].astext()
+        key = (f"Chapter {'.'.join(map(str, chapter))}. " if chapter else "") + head
+        order[key] = tuple(chapter) or (999,)
+        numbers = env.toc_fignumbers.get(docname, {}).get(values["countertype"], {}).get(label, ())
+        name = f"{values['realtype'].title()} {'.'.join(map(str, numbers))}".strip()
+        # name, subtype, docname, anchor, extra, qualifier, description
+        place = list(titles[docname]).index(label) if label in titles[docname] else len(titles[docname])
+        groups[key].append((place, (name, 0, docname, label, "", "", titles[docname].get(label, ""))))
+    content = [(key, [entry for _, entry in sorted(groups[key])]) for key in sorted(groups, key=order.get)]
+    return content, False
+
+
+def setup(app: Sphinx) -> dict:
+    ProofIndex.generate = generate
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
