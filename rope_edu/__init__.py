@@ -88,6 +88,15 @@ from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
 from . import dca, kvquant
 from .dca import DCA_KINDS, DCA_VARIANTS, DCADistances, DCAPositions, dca_position_ids, dca_relative_distances
 from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, outlier_keys, quantize
+from . import video
+from .video import (
+    axes_frequencies,
+    intrinsic_frequency_index,
+    ntk_axes_base,
+    riflex_frequencies,
+    video_positions,
+    videorope_axes,
+)
 from . import tables, verdicts
 from .tables import table
 from .verdicts import verify
@@ -196,4 +205,11 @@ __all__ = [
     "cached_keys",
     "outlier_keys",
     "quantize",
+    "video",
+    "axes_frequencies",
+    "intrinsic_frequency_index",
+    "ntk_axes_base",
+    "riflex_frequencies",
+    "video_positions",
+    "videorope_axes",
 ]
