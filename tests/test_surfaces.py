@@ -27,7 +27,8 @@ import pytest
 import figure_driver
 from conftest import notebook_paths
 
-pytestmark = [pytest.mark.book, pytest.mark.browser]
+# one worker opens every page once (make test: pytest -n 2 --dist loadgroup)
+pytestmark = [pytest.mark.book, pytest.mark.browser, pytest.mark.xdist_group("surfaces")]
 
 VIEWPORTS = {"phone": 390, "laptop": 1280}
 MIN_FIGURE_TEXT_PX = 10.0
@@ -164,7 +165,7 @@ def _ready(page) -> None:
     page.wait_for_function(
         "() => [...document.querySelectorAll('.math')].every(e => e.querySelector('mjx-container, .katex'))"
         " && [...document.querySelectorAll('.rope-fig-static')].every(f => f.dataset.state || f.classList.contains('rope-fig-error'))",
-        timeout=30_000,
+        timeout=60_000,
     )
     page.wait_for_timeout(200)
 
@@ -218,8 +219,13 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
 
         page.route("**/*", route)
         page.on("response", on_response)
-        page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
-        _ready(page)
+        try:
+            page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
+            _ready(page)
+        except Exception as exc:  # recorded, so that one page does not hide the others
+            reports[("laptop", name)] = {"load_error": f"{type(exc).__name__}: {str(exc)[:300]}", "bytes": {}}
+            context.close()
+            continue
         laptop = page.evaluate(_MEASURE_JS)
         laptop["bytes"] = dict(loaded)
         if page.locator(figure_driver.FIGURE_SELECTOR).count():
@@ -243,6 +249,11 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
 @pytest.fixture(scope="module")
 def surfaces(built_book, site_url, browser):
     return survey(browser, site_url, _pages(built_book), axe=AXE_JS.exists())
+
+
+def test_every_page_opens_with_math_and_figures_ready(surfaces):
+    bad = _collect(surfaces, "load_error")
+    assert not bad, bad
 
 
 def _collect(surfaces, key):
@@ -307,7 +318,8 @@ def _visit_weights(surfaces) -> tuple[dict[str, int], dict[str, int]]:
     """Bytes of a first visit to each chapter page, and bytes each chapter page adds after the one
     before it (what the browser had not loaded yet: every URL counted once)."""
     chapters = [f"notebooks/{nb.stem}.html" for nb in notebook_paths()]
-    loads = {c: surfaces[("laptop", c)]["bytes"] for c in chapters}
+    loads = {c: surfaces[("laptop", c)]["bytes"] for c in chapters if ("laptop", c) in surfaces}
+    chapters = [c for c in chapters if c in loads]
     first = {c: sum(b.values()) for c, b in loads.items()}
     second = {f"{a} -> {b}": sum(size for url, size in loads[b].items() if url not in loads[a])
               for a, b in zip(chapters, chapters[1:])}
