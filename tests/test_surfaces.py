@@ -228,12 +228,13 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             continue
         laptop = page.evaluate(_MEASURE_JS)
         laptop["bytes"] = dict(loaded)
+        if axe:  # first, at the top of the page: later scrolling puts the sticky header over text
+            page.add_script_tag(path=str(AXE_JS))
+            laptop["axe"] = page.evaluate(_AXE_JS, None)
         if page.locator(figure_driver.FIGURE_SELECTOR).count():
             laptop["keys_to_figure"] = _keys_to_first_figure(page)
             laptop["focus_ring"] = page.evaluate(_FOCUS_RING_JS)
-        if axe:
-            page.add_script_tag(path=str(AXE_JS))
-            laptop["axe"] = page.evaluate(_AXE_JS, None)
+            page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
         page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
         page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
         phone = page.evaluate(_MEASURE_JS)
