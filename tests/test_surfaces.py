@@ -4,6 +4,7 @@ Every page of the built site is opened in headless Chromium at 390 px (a phone) 
 laptop) and checked for:
 
 * figures: every control (and its label) inside the viewport, every SVG text at least 10 px;
+  notebook plots shown at no less than 3/4 of their size (their 10 pt text at least 10 px);
 * math: a display equation wider than its column scrolls inside its own box (nothing clipped, the
   equation number does not cover it); inline math stays inside the text column;
 * accessibility: no axe-core violation of impact serious or critical; a keyboard reader reaches
@@ -108,6 +109,14 @@ _MEASURE_JS = r"""() => {
     const clipped = c.width > r.width + 1 && !scroller;
     if (clipped || (!scroller && r.right > Math.min(b.right, vw) + 1))
       out.inline.push(`${m.textContent.trim().slice(0, 40)}: ${Math.round(c.width)} px formula in ${Math.round(r.left)}..${Math.round(r.right)}, column ends at ${Math.round(Math.min(b.right, vw))}${clipped ? ', clipped' : ''}`);
+  }
+  // notebook plots (10 pt text at their display size): shown at no less than 3/4 of it
+  out.smallPlots = [];
+  for (const img of document.querySelectorAll('figure.rope-plot img')) {
+    const width = parseFloat(img.style.width) || img.naturalWidth;
+    const shown = img.getBoundingClientRect().width;
+    if (width > 0 && shown < 0.75 * width - 1)
+      out.smallPlots.push(`${img.getAttribute('src').split('/').pop().slice(0, 12)}: ${Math.round(shown)} of ${Math.round(width)} px, text ${(13.33 * shown / width).toFixed(1)} px`);
   }
   out.mathErrors = [...document.querySelectorAll('mjx-merror, .katex-error')].map(e => e.textContent.slice(0, 60));
   return out;
@@ -270,6 +279,13 @@ def test_figure_controls_on_screen(surfaces):
 def test_figure_text_readable(surfaces):
     """Text drawn in the figures is at least 10 px as shown, on a phone too."""
     bad = _collect(surfaces, "smallText")
+    assert not bad, bad
+
+
+def test_plot_text_readable(surfaces):
+    """Notebook plots are not shrunk below 3/4 of their size (10 pt text stays >= 10 px): on a
+    phone their figure scrolls sideways instead."""
+    bad = _collect(surfaces, "smallPlots")
     assert not bad, bad
 
 
