@@ -123,9 +123,12 @@ def _inspect_page(page, url: str, report: dict) -> None:
         )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page_reports(built_book, site_url, browser):
-    """Open every page in headless Chromium; record console errors, failed and foreign requests."""
+    """Open every page in headless Chromium; record console errors, failed and foreign requests.
+
+    Session-scoped: its tests share one xdist group (one worker), and a module-scoped fixture
+    would be torn down and rebuilt whenever that worker runs another module's test in between."""
     host = urlparse(site_url).netloc
     reports = {}
     context = browser.new_context()
