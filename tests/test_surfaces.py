@@ -127,7 +127,11 @@ _AXE_JS = """async (only) => {
   if (only) options.runOnly = {type: 'rule', values: only};
   const r = await axe.run(document, options);
   return r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => `${v.id} (${v.impact}): ${v.nodes.length} node(s), e.g. ${v.nodes[0].target.join(' ')}`);
+    .map(v => {
+      const n = v.nodes[0], d = (n.any[0] || {}).data || {};
+      const colours = d.fgColor ? ` (${d.fgColor} on ${d.bgColor}: ${d.contrastRatio}:1)` : '';
+      return `${v.id} (${v.impact}): ${v.nodes.length} node(s), e.g. ${n.target.join(' ')}${colours}`;
+    });
 }"""
 
 # Which element has focus: inside a figure, a same-page link whose target holds one, or other.
