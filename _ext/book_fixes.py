@@ -169,6 +169,8 @@ def _plot_text(path: Path) -> tuple[str, str] | None:
 
     if path.suffix == ".svg":
         text = path.read_text(encoding="utf-8", errors="replace")[:20_000]
+        # the creator agent has a dc:title of its own ("Matplotlib v3.x, https://...")
+        text = re.sub(r"<dc:creator>.*?</dc:creator>", "", text, flags=re.S)
         found = [re.search(rf"<dc:{key}>(.*?)</dc:{key}>", text, re.S) for key in ("title", "description")]
         if not all(found):
             return None

@@ -260,7 +260,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
     return reports
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one xdist group; module scope would be rebuilt when interleaved
 def surfaces(built_book, site_url, browser):
     return survey(browser, site_url, _pages(built_book), axe=AXE_JS.exists())
 
