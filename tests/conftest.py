@@ -7,6 +7,7 @@ import functools
 import http.server
 import json
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -81,6 +82,32 @@ def book_build() -> subprocess.CompletedProcess:
             "run_id": run_id, "args": args, "returncode": result.returncode,
             "stdout": result.stdout, "stderr": result.stderr,
         }), encoding="utf-8")
+        return result
+
+
+def once_per_run(name: str, compute):
+    """``compute()`` once per test run, shared by the pytest-xdist workers through a JSON file.
+
+    Surveys of every page (console errors, accessibility, layout at two widths) take minutes; the
+    first worker that needs one computes it while the other waits on a lock and then reads it.
+    (pytest-xdist's ``--dist loadgroup`` would keep such tests on one worker, but its group marks
+    are not honoured with pytest 9, and a worker may interleave other modules' tests anyway.)
+    Outside xdist it simply computes. The result is passed on with pickle.
+    """
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    if not run_id:
+        return compute()
+    build_dir = ROOT / "_build"
+    build_dir.mkdir(exist_ok=True)
+    record = build_dir / f".{name}_result.pickle"
+    with open(build_dir / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if record.exists():
+            done = pickle.loads(record.read_bytes())
+            if done["run_id"] == run_id:
+                return done["result"]
+        result = compute()
+        record.write_bytes(pickle.dumps({"run_id": run_id, "result": result}))
         return result
 
 

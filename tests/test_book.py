@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
-from conftest import ROOT, notebook_paths
+from conftest import ROOT, notebook_paths, once_per_run
 
 pytestmark = pytest.mark.book
 
@@ -127,8 +127,12 @@ def _inspect_page(page, url: str, report: dict) -> None:
 def page_reports(built_book, site_url, browser):
     """Open every page in headless Chromium; record console errors, failed and foreign requests.
 
-    Session-scoped: its tests share one xdist group (one worker), and a module-scoped fixture
-    would be torn down and rebuilt whenever that worker runs another module's test in between."""
+    Computed once per test run (conftest.once_per_run): every page is opened once, not once per
+    xdist worker."""
+    return once_per_run("page_reports", lambda: _page_reports(built_book, site_url, browser))
+
+
+def _page_reports(built_book, site_url, browser) -> dict:
     host = urlparse(site_url).netloc
     reports = {}
     context = browser.new_context()

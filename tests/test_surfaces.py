@@ -26,7 +26,7 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
-from conftest import notebook_paths
+from conftest import notebook_paths, once_per_run
 
 # one worker opens every page once (make test: pytest -n 2 --dist loadgroup)
 pytestmark = [pytest.mark.book, pytest.mark.browser, pytest.mark.xdist_group("surfaces")]
@@ -260,9 +260,10 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
     return reports
 
 
-@pytest.fixture(scope="session")  # one xdist group; module scope would be rebuilt when interleaved
+@pytest.fixture(scope="session")
 def surfaces(built_book, site_url, browser):
-    return survey(browser, site_url, _pages(built_book), axe=AXE_JS.exists())
+    """One survey of every page per test run (conftest.once_per_run), whichever worker asks first."""
+    return once_per_run("surfaces", lambda: survey(browser, site_url, _pages(built_book), axe=AXE_JS.exists()))
 
 
 def test_every_page_opens_with_math_and_figures_ready(surfaces):
