@@ -85,30 +85,68 @@ def book_build() -> subprocess.CompletedProcess:
         return result
 
 
-def once_per_run(name: str, compute):
-    """``compute()`` once per test run, shared by the pytest-xdist workers through a JSON file.
+def _page_reports(built_book, site_url, browser):
+    import test_book
 
-    Surveys of every page (console errors, accessibility, layout at two widths) take minutes; the
-    first worker that needs one computes it while the other waits on a lock and then reads it.
-    (pytest-xdist's ``--dist loadgroup`` would keep such tests on one worker, but its group marks
-    are not honoured with pytest 9, and a worker may interleave other modules' tests anyway.)
-    Outside xdist it simply computes. The result is passed on with pickle.
+    return test_book._page_reports(built_book, site_url, browser)
+
+
+def _surfaces(built_book, site_url, browser):
+    import test_surfaces
+
+    pages = test_surfaces._pages(built_book)
+    return test_surfaces.survey(browser, site_url, pages, axe=test_surfaces.AXE_JS.exists())
+
+
+#: The surveys of every page that several tests share: each is computed once per test run.
+SURVEYS = {"page_reports": _page_reports, "surfaces": _surfaces}
+
+
+def _record(name: str) -> Path:
+    return ROOT / "_build" / f".{name}_result.pickle"
+
+
+def _compute_into(name: str, lock, run_id: str, *args):
+    """With ``lock`` held: the survey's result for this run, computed and recorded if missing."""
+    record = _record(name)
+    if record.exists():
+        done = pickle.loads(record.read_bytes())
+        if done["run_id"] == run_id:
+            return done["result"]
+    result = SURVEYS[name](*args)
+    record.write_bytes(pickle.dumps({"run_id": run_id, "result": result}))
+    return result
+
+
+def shared_survey(name: str, built_book, site_url, browser):
+    """The survey ``name`` of :data:`SURVEYS`, computed once per test run and shared by the
+    pytest-xdist workers through a pickled result under a lock.
+
+    Surveys of every page take a minute or two each. The first worker that needs one computes it;
+    a worker that needs it meanwhile first computes another survey nobody has started (so the two
+    run side by side), then waits. (pytest-xdist's ``--dist loadgroup`` would keep such tests on
+    one worker, but its group marks are not honoured with pytest 9.) Outside xdist: computed.
     """
+    args = (built_book, site_url, browser)
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
     if not run_id:
-        return compute()
-    build_dir = ROOT / "_build"
-    build_dir.mkdir(exist_ok=True)
-    record = build_dir / f".{name}_result.pickle"
-    with open(build_dir / f".{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if record.exists():
-            done = pickle.loads(record.read_bytes())
-            if done["run_id"] == run_id:
-                return done["result"]
-        result = compute()
-        record.write_bytes(pickle.dumps({"run_id": run_id, "result": result}))
-        return result
+        return SURVEYS[name](*args)
+    (ROOT / "_build").mkdir(exist_ok=True)
+    with open(ROOT / "_build" / f".{name}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another worker is on it: do another survey meanwhile
+            for other in SURVEYS:
+                if other == name:
+                    continue
+                with open(ROOT / "_build" / f".{other}.lock", "w") as other_lock:
+                    try:
+                        fcntl.flock(other_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue
+                    _compute_into(other, other_lock, run_id, *args)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return _compute_into(name, lock, run_id, *args)
 
 
 @pytest.fixture(scope="session")

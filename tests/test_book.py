@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
-from conftest import ROOT, notebook_paths, once_per_run
+from conftest import ROOT, notebook_paths, shared_survey
 
 pytestmark = pytest.mark.book
 
@@ -127,9 +127,9 @@ def _inspect_page(page, url: str, report: dict) -> None:
 def page_reports(built_book, site_url, browser):
     """Open every page in headless Chromium; record console errors, failed and foreign requests.
 
-    Computed once per test run (conftest.once_per_run): every page is opened once, not once per
+    Computed once per test run (conftest.shared_survey): every page is opened once, not once per
     xdist worker."""
-    return once_per_run("page_reports", lambda: _page_reports(built_book, site_url, browser))
+    return shared_survey("page_reports", built_book, site_url, browser)
 
 
 def _page_reports(built_book, site_url, browser) -> dict:

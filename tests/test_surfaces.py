@@ -26,7 +26,7 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
-from conftest import notebook_paths, once_per_run
+from conftest import notebook_paths, shared_survey
 
 # one worker opens every page once (make test: pytest -n 2 --dist loadgroup)
 pytestmark = [pytest.mark.book, pytest.mark.browser, pytest.mark.xdist_group("surfaces")]
@@ -262,8 +262,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
 
 @pytest.fixture(scope="session")
 def surfaces(built_book, site_url, browser):
-    """One survey of every page per test run (conftest.once_per_run), whichever worker asks first."""
-    return once_per_run("surfaces", lambda: survey(browser, site_url, _pages(built_book), axe=AXE_JS.exists()))
+    """One survey of every page per test run (conftest.shared_survey), whichever worker asks first."""
+    return shared_survey("surfaces", built_book, site_url, browser)
 
 
 def test_every_page_opens_with_math_and_figures_ready(surfaces):
