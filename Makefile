@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 all: book
 
 help:
-	@echo "make book   build the site into _build/html (every notebook executed)"
+	@echo "make book   build the site into _build/html (only chapters whose outputs may be stale run)"
 	@echo "make test   run the whole test suite (unit, book build, browser, live JupyterLab)"
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make bench  print the speed benchmarks"
