@@ -1,0 +1,2 @@
+export function warnings() { return []; }
+export function layerPlan() { return null; }

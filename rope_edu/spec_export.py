@@ -1,0 +1,129 @@
+"""The data part of :func:`rope_edu.rope_spec`'s rules, as JSON, for the book's "Check your model" page.
+
+The page reads a ``config.json`` in the reader's browser with a JavaScript interpreter of the same
+rules. So that the two cannot drift, the rules exist once, in :mod:`rope_edu.models`
+(:data:`~rope_edu.models.FAMILIES` and the tables beside it) and :mod:`rope_edu.scaling`
+(:data:`~rope_edu.scaling.METHODS`); :func:`registry` turns them into plain JSON data, which the
+book build writes next to the interpreter (``_ext/model_check.py``). Only the interpreter is written
+twice. A callable in a row (a family's ``extra`` or ``read``, a scaling's parameter reader) is
+exported by its name, and the interpreter implements each name; ``tests/test_model_check.py`` feeds
+the same configurations to both and requires the same spec.
+
+::
+
+    from rope_edu.spec_export import registry, registry_json
+    data = registry()            # dict: families, model_types, wrappers, scalings, published...
+    text = registry_json()       # the same, as compact JSON text
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from . import models as M
+from .scaling import METHODS
+
+__all__ = ["VERSION", "callable_names", "registry", "registry_json"]
+
+#: Bumped when the shape of :func:`registry`'s output changes (the interpreter checks it).
+VERSION = 1
+
+
+def _plain(value: Any, where: str) -> Any:
+    """``value`` as JSON data: tuples and mapping proxies become lists and dicts, callables their names."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} has no JSON form")
+        return value
+    if isinstance(value, (Mapping, MappingProxyType)):
+        return {str(k): _plain(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = sorted(value) if isinstance(value, (frozenset, set)) else value
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(items)]
+    if callable(value):
+        return {"callable": _name(value, where)}
+    raise TypeError(f"{where}: cannot export {value!r} of type {type(value).__name__} as JSON data")
+
+
+def _name(fn: Callable[..., Any], where: str) -> str:
+    name = getattr(fn, "__name__", None)
+    if not name or name == "<lambda>" or getattr(M, name, None) is not fn:
+        raise ValueError(f"{where}: a callable in the registry must be a named function of rope_edu.models, "
+                         f"got {fn!r}")
+    return name
+
+
+def _family(family: M.Family) -> dict[str, Any]:
+    return {f.name: _plain(getattr(family, f.name), f"FAMILIES[{family.key!r}].{f.name}")
+            for f in dataclasses.fields(family)}
+
+
+def registry() -> dict[str, Any]:
+    """Everything the JavaScript interpreter of :func:`rope_edu.rope_spec` reads, as JSON data.
+
+    Returns
+    -------
+    dict
+        ``families`` (every :class:`~rope_edu.models.Family` row, all fields, callables as
+        ``{"callable": name}``), ``model_types``, ``wrappers`` (multimodal model_type -> [sub-config
+        key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
+        ``local_global``, ``hf_theta``, ``qk_norm``, ``scalings`` (rope_type -> [method, parameter
+        reader name]), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional parameters),
+        ``extra_scalings`` and ``published`` (:data:`rope_edu.models.PUBLISHED`: config, selection,
+        trained and extended context).
+    """
+    methods = {name: {"required": list(m.required), "optional": _plain(dict(m.optional), f"METHODS[{name!r}]"),
+                      "summary": m.summary}
+               for name, m in METHODS.items()}
+    published = [{"name": p.name, "config": _plain(dict(p.config), f"PUBLISHED[{p.name!r}].config"),
+                  "select": _plain(dict(p.select), f"PUBLISHED[{p.name!r}].select"),
+                  "checkpoint": p.checkpoint, "trained": p.trained, "extended": p.extended, "note": p.note}
+                 for p in M.PUBLISHED.values()]
+    return {
+        "version": VERSION,
+        "families": {key: _family(f) for key, f in M.FAMILIES.items()},
+        "model_types": dict(M.MODEL_TYPES),
+        "wrappers": _plain(dict(M._WRAPPERS), "_WRAPPERS"),
+        "flat_wrappers": sorted(M._FLAT_WRAPPERS),
+        "unsupported": dict(M.UNSUPPORTED),
+        "not_attention": sorted(M.NOT_ATTENTION),
+        "local_global": list(M._LOCAL_GLOBAL),
+        "hf_theta": M._HF_THETA,
+        "qk_norm": dict(M.QK_NORM),
+        "scalings": {rope_type: [method, _name(reader, f"_SCALINGS[{rope_type!r}]")]
+                     for rope_type, (method, reader) in M._SCALINGS.items()},
+        "methods": methods,
+        "extra_scalings": dict(M.EXTRA_SCALINGS),
+        "published": published,
+    }
+
+
+def callable_names(data: Mapping[str, Any] | None = None) -> list[str]:
+    """The names of every callable :func:`registry` exports (the interpreter must implement each)."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if set(value) == {"callable"}:
+                found.add(value["callable"])
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    data = registry() if data is None else data
+    walk(data)
+    found.update(reader for _, reader in data["scalings"].values())
+    return sorted(found)
+
+
+def registry_json() -> str:
+    """:func:`registry` as compact JSON text (sorted keys, so equal rules give equal bytes)."""
+    return json.dumps(registry(), sort_keys=True, separators=(",", ":"), allow_nan=False)
