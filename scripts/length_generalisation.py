@@ -1,4 +1,4 @@
-"""Chapter 11's measured experiment: length generalisation of five position schemes on toy tasks.
+"""Chapter 13's measured experiment: length generalisation of five position schemes on toy tasks.
 
 Trains the tiny causal transformer of :mod:`rope_edu.toy_lm` with NoPE, sinusoidal, learned
 absolute, ALiBi and RoPE positions on synthetic tasks at one sequence length, for several seeds,

@@ -1,4 +1,4 @@
-"""Chapter 11's ALiBi-vs-RoPE figure (rope_edu.widgets.alibi_rope): data and readouts against
+"""Chapter 13's ALiBi-vs-RoPE figure (rope_edu.widgets.alibi_rope): data and readouts against
 rope_edu.alibi and rope_edu.decay, and its JavaScript ``compute`` under Node.js."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""rope_edu.toy_lm (chapter 11's experiment): the tasks, the five position schemes, a short training
+"""rope_edu.toy_lm (chapter 13's experiment): the tasks, the five position schemes, a short training
 run, the summary statistics, and the cached results in rope_edu/data/length_generalisation.json."""
 
 from __future__ import annotations

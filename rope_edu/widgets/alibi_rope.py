@@ -1,4 +1,4 @@
-"""Chapter 11 figure: ALiBi's bias against RoPE's average decay, as a change of the attention logit.
+"""Chapter 13 figure: ALiBi's bias against RoPE's average decay, as a change of the attention logit.
 
 ALiBi adds :math:`-m_h\\,\\delta` to the logit of a key :math:`\\delta` tokens back, with the slopes
 :math:`m_h` of :func:`rope_edu.alibi_slopes`: a penalty that grows without bound, straight lines.
@@ -73,7 +73,7 @@ CONTROLS = [
     Control("base", "RoPE base b", "10000", kind="select", options=list(BASES)),
 ]
 
-#: The chapter 11 figure: the logit change against distance, ALiBi's lines and RoPE's mean.
+#: The chapter 13 figure: the logit change against distance, ALiBi's lines and RoPE's mean.
 DEMO = Figure(
     "alibi_rope", CONTROLS, data=data, readouts=readouts,
     title="ALiBi bias and RoPE's mean logit against the distance between query and key",

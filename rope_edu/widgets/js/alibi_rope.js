@@ -1,4 +1,4 @@
-// Chapter 11: ALiBi's bias −m_h·δ (one straight line per head) next to RoPE's mean logit change
+// Chapter 13: ALiBi's bias −m_h·δ (one straight line per head) next to RoPE's mean logit change
 // 2ρ Σ_i (cos(δθ_i) − 1) / √d for random queries and keys with coordinate correlation ρ. Both are
 // changes of the attention logit relative to distance 0; the x-axis runs to twice the distance slider.
 
