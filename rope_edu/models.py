@@ -510,8 +510,17 @@ class Family:
     default_theta : float or mapping
         The base transformers uses when a config states none, one value or one per layer type.
     head : str
-        ``"head_dim"``: ``head_dim`` when stated, else ``hidden_size // num_attention_heads``;
-        ``"split"``: always the latter; any other name: that field (JetMoE's ``kv_channels``).
+        ``"head_dim"``: ``head_dim`` when stated, else ``head_default`` or, without one,
+        ``hidden_size // num_attention_heads``; ``"split"``: always the latter; any other name: that
+        field (JetMoE's ``kv_channels``).
+    head_default : int or None
+        The config class's own ``head_dim`` default, for a config that leaves ``head_dim`` out (Gemma 3:
+        256, not ``hidden_size // num_attention_heads``; Qwen3: 128). A ``head_dim`` stated as null gets
+        ``hidden_size // num_attention_heads`` (what the config classes that accept null compute).
+    type_head : mapping or None
+        Layer type -> ``(field, default)``: the config class builds a per-layer ``head_dim`` for the
+        layers of that type from ``field`` (Gemma 4's ``global_head_dim``, default 512, for
+        ``full_attention`` layers), unless the config gives its own ``per_layer_config``.
     qk_norm : str
         Key in :data:`QK_NORM`.
     rope_types : tuple of str or None
@@ -546,8 +555,10 @@ class Family:
         A field listing a cycle of layer types that repeats over the layers (RecurrentGemma's
         ``block_types``), read when a config lists no ``layer_types``.
     pattern : tuple or None
-        ``(field, default)`` that builds ``layer_types`` when a config lists none: every
-        ``field``-th layer is ``full_attention``, the others ``sliding_attention`` (Gemma 3).
+        ``(field, default)`` or ``(field, default, other type)`` that builds ``layer_types`` when a
+        config lists none: every ``field``-th layer is ``full_attention``, the others
+        ``sliding_attention`` (Gemma 3) or the other type given (Qwen3-Next's
+        ``full_attention_interval``: ``linear_attention``, layers without attention).
     nope_layers : tuple or None
         ``(interval default, RoPE layer type, NoPE layer type)``: the family reads ``no_rope_layers``
         or ``no_rope_layer_interval`` (SmolLM3, Llama 4), and names the layer types by them.
@@ -593,6 +604,8 @@ class Family:
     nested_only: bool = False
     default_theta: float | Mapping[str, float] = _HF_THETA
     head: str = "head_dim"
+    head_default: int | None = None
+    type_head: Mapping[str, tuple[str, int]] | None = field(default=None, repr=False)
     qk_norm: str = "none"
     rope_types: tuple[str, ...] | None = None
     windowless: str = "keep"
@@ -604,7 +617,7 @@ class Family:
     layer_notes: Mapping[str, str] | None = field(default=None, repr=False)
     switch: tuple[str, Any, Any] | None = None
     clockwise: bool = False
-    pattern: tuple[str, int] | None = None
+    pattern: tuple[str, int] | tuple[str, int, str] | None = None
     cycle_types: str | None = None
     nope_layers: tuple[int, str, str] | None = None
     local_theta: tuple[str, str] | None = None
@@ -652,9 +665,10 @@ def _layer_types_of(family: Family, cfg: _Config, needed: bool) -> list[str] | N
         cycle = _check_types(cfg.data[family.cycle_types], family.cycle_types)
         return [cycle[i % len(cycle)] for i in range(cfg.size("num_hidden_layers"))]
     if family.pattern is not None and (needed or cfg.has("num_hidden_layers")):
-        name, default = family.pattern
+        name, default, *other = family.pattern
         every = _positive_int(cfg.default(name, default, f"{family.label} config default"), name)
-        return ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(cfg.size("num_hidden_layers"))]
+        rest = other[0] if other else "sliding_attention"
+        return [rest if (i + 1) % every else "full_attention" for i in range(cfg.size("num_hidden_layers"))]
     return None
 
 
@@ -784,6 +798,10 @@ def _head_size(family: Family, cfg: _Config) -> int:
         return _split_heads(cfg)
     if family.head != "head_dim":
         return cfg.size(family.head)
+    if family.head_default is not None and "head_dim" not in cfg.data:
+        # the config class's default, not hidden_size // num_attention_heads (Gemma 3 4B: 256, not 320)
+        value = cfg.default("head_dim", family.head_default, f"{family.label} config class default")
+        return _positive_int(value, "head_dim")
     return _head_dim(cfg)
 
 
@@ -891,7 +909,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
             "the layer types differ)"
         )
     (uses_rope, key, why), = kinds
-    cfg = _overlay(cfg, [i for i, _ in chosen])
+    cfg = _overlay(_type_head(family, cfg, chosen), [i for i, _ in chosen])
     if uses_rope:
         rope = _rope_for(family, cfg, key, nested)
         parts = _rotary_part(family, cfg, rope)
@@ -923,6 +941,27 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
     if family.extra is not None:
         parts.update(family.extra(cfg, parts))
     return parts
+
+
+def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str | None]]) -> _Config:
+    """The per-layer ``head_dim`` a config class builds for some layer types (:attr:`Family.type_head`:
+    Gemma 4's ``global_head_dim`` for ``full_attention`` layers), where the config has no
+    ``per_layer_config`` of its own (a config.json as released)."""
+    if family.type_head is None or cfg.data.get("per_layer_config") is not None:
+        return cfg
+    types = {t for _, t in chosen}
+    hit = types & set(family.type_head)
+    if not hit:
+        return cfg
+    if len(types) > 1:
+        raise ValueError(f"the selected layers of this {cfg.model_type!r} config have different head sizes "
+                         f"({', '.join(sorted(map(str, types)))}); pass layer=index or layer_type=...")
+    (layer_type,) = hit
+    name, default = family.type_head[layer_type]
+    value = _positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
+    out = _Config({**cfg.data, "head_dim": value}, cfg.model_type)
+    out.defaults = cfg.defaults
+    return out
 
 
 def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
@@ -1084,6 +1123,10 @@ _DSV4_NOTE = ("its compressor also appends compressed key entries, each rotated 
 _MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
 # MLA families whose attention always reads interleaved pairs and writes them back half-split
 _MLA_INTERLEAVED = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
+# Gemma 4's config classes give full-attention layers head_dim = global_head_dim (default 512)
+_GLOBAL_HEAD = MappingProxyType({"full_attention": ("global_head_dim", 512)})
+# Qwen3-Next / Qwen3.5 without layer_types: every full_attention_interval-th layer attends, the others are linear
+_QWEN_HYBRID = ("full_attention_interval", 4, "linear_attention")
 _GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention": 1_000_000.0, "*": 1_000_000.0})
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})
@@ -1094,11 +1137,11 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("llama", "Llama 2, Llama 3.x, Code Llama", ("llama",), "transformers.models.llama"),
     _F("mistral", "Mistral", ("mistral",), "transformers.models.mistral"),
     _F("qwen2", "Qwen2, Qwen2.5", ("qwen2",), "transformers.models.qwen2"),
-    _F("qwen3", "Qwen3", ("qwen3",), "transformers.models.qwen3", qk_norm="before_rope"),
+    _F("qwen3", "Qwen3", ("qwen3",), "transformers.models.qwen3", qk_norm="before_rope", head_default=128),
     _F("olmo2", "OLMo 2", ("olmo2",), "transformers.models.olmo2", qk_norm="before_rope"),
     _F("gemma3", "Gemma 3 (text)", ("gemma3_text",), "transformers.models.gemma3", qk_norm="before_rope",
        default_theta=_GEMMA3_THETA, pattern=("sliding_window_pattern", 6),
-       local_theta=("rope_local_base_freq", "sliding_attention")),
+       local_theta=("rope_local_base_freq", "sliding_attention"), head_default=256),
     _F("deepseek_v3", "DeepSeek-V3, Kimi K2 / K2.5 (MLA)", ("deepseek_v3", "kimi_k2"), "transformers.models.deepseek_v3",
        rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
     _F("phi3", "Phi-3, Phi-3.5, Phi-4-mini", ("phi3",), "transformers.models.phi3", rotary="fraction",
@@ -1110,13 +1153,14 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        theta_keys=("rotary_emb_base",), ignored_theta=("rope_theta",), head="split"),
     _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj),
     _F("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
-       layout="interleaved", rotary="fraction", default_fraction=0.5),
+       layout="interleaved", rotary="fraction", default_fraction=0.5, head_default=128),
     _F("smollm3", "SmolLM3", ("smollm3",), "transformers.models.smollm3", default_theta=2_000_000.0,
        nope_layers=(4, "full_attention", "full_attention")),
     _F("llama4", "Llama 4 (text)", ("llama4_text",), "transformers.models.llama4", layout="interleaved",
-       default_theta=500_000.0, nope_layers=(4, "chunked_attention", "full_attention"), extra=_llama4_extra),
+       default_theta=500_000.0, nope_layers=(4, "chunked_attention", "full_attention"), extra=_llama4_extra,
+       head_default=128),
     _F("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", default_theta=150_000.0,
-       default_block=_GPT_OSS_YARN),
+       default_block=_GPT_OSS_YARN, head_default=64),
     _F("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
        "jingyaogong/minimind model/model_minimind.py", read=_read_minimind),
     _F("qwen2_vl", "Qwen2-VL (language model, M-RoPE)", ("qwen2_vl_text",), "transformers.models.qwen2_vl",
@@ -1125,10 +1169,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=1_000_000.0, mrope=("contiguous", (16, 24, 24)), rename=MappingProxyType({"mrope": "default"})),
     _F("qwen3_vl", "Qwen3-VL (language model, interleaved M-RoPE)", ("qwen3_vl_text",), "transformers.models.qwen3_vl",
        default_theta=500_000.0, qk_norm="before_rope", mrope=("interleaved", (24, 20, 20)),
-       rename=MappingProxyType({"mrope": "default"})),
+       rename=MappingProxyType({"mrope": "default"}), head_default=128),
     # families added for transformers 5.24 (checked by tests/test_model_sweep.py)
     _F("afmoe", "AFMoE", ("afmoe",), "transformers.models.afmoe", rope_types=("sliding_attention",),
-       qk_norm="before_rope"),
+       qk_norm="before_rope", head_default=128),
     _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0,
        ignored_theta=("rope_theta",), qk_norm="before_rope", default_block=_APERTUS_LLAMA3),
     _F("apertus1p5", "Apertus 1.5 (text)", ("apertus1p5_text",), "transformers.models.apertus1p5",
@@ -1149,12 +1193,12 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        layout="interleaved", rope_types=("sliding_attention",), windowless="none",
        pattern=("sliding_window_pattern", 4)),
     _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved",
-       rope_types=("sliding_attention",), windowless="none", pattern=("sliding_window_pattern", 4)),
+       rope_types=("sliding_attention",), windowless="none", pattern=("sliding_window_pattern", 4), head_default=128),
     _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge",
        default_theta=100000000.0, ignored_theta=("rope_theta",), mrope=("interleaved", (24, 20, 20)),
-       rename=_MROPE_ALIAS),
+       rename=_MROPE_ALIAS, head_default=128),
     _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",),
-       default_block=_CWM_LLAMA3),
+       default_block=_CWM_LLAMA3, head_default=128),
     _F("deepseek_v2", "DeepSeek-V2 (MLA)", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla",
        layout="interleaved", extra=_mla_softmax_extra),
     _F("deepseek_v32", "DeepSeek-V3.2 (MLA)", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla",
@@ -1164,10 +1208,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("dots1", "dots.llm1", ("dots1",), "transformers.models.dots1", qk_norm="before_rope"),
     _F("embedding_gemma2", "EmbeddingGemma 2 (text)", ("embedding_gemma2_text",),
        "transformers.models.embedding_gemma2", ignored_theta=("rope_theta",), nested_only=True,
-       qk_norm="before_rope"),
+       qk_norm="before_rope", head_default=256, type_head=_GLOBAL_HEAD),
     _F("emu3", "Emu3 (text)", ("emu3_text_model",), "transformers.models.emu3", default_theta=1000000.0),
     _F("ernie4_5", "ERNIE 4.5", ("ernie4_5",), "transformers.models.ernie4_5", default_theta=500000.0,
-       layout="interleaved"),
+       layout="interleaved", head_default=128),
     _F("ernie4_5_moe", "ERNIE 4.5 MoE", ("ernie4_5_moe",), "transformers.models.ernie4_5_moe",
        default_theta=500000.0, layout="interleaved"),
     _F("exaone4", "EXAONE 4.0", ("exaone4",), "transformers.models.exaone4", rope_types=("sliding_attention",),
@@ -1177,13 +1221,15 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("flex_olmo", "FlexOlmo", ("flex_olmo",), "transformers.models.flex_olmo", default_theta=500000.0,
        qk_norm="before_rope"),
     _F("flint", "Flint", ("flint",), "transformers.models.flint", rope_types=("sliding_attention",),
-       windowless="none", qk_norm="before_rope"),
-    _F("gemma", "Gemma", ("gemma",), "transformers.models.gemma"),
-    _F("gemma2", "Gemma 2", ("gemma2",), "transformers.models.gemma2"),
+       windowless="none", qk_norm="before_rope", head_default=128),
+    _F("gemma", "Gemma", ("gemma",), "transformers.models.gemma", head_default=256),
+    _F("gemma2", "Gemma 2", ("gemma2",), "transformers.models.gemma2", head_default=256),
     _F("gemma4", "Gemma 4 (text)", ("gemma4_text",), "transformers.models.gemma4", rotary="fraction",
-       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope",
+       head_default=256, type_head=_GLOBAL_HEAD),
     _F("gemma4_unified", "Gemma 4 unified (text)", ("gemma4_unified_text",), "transformers.models.gemma4_unified",
-       rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+       rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope",
+       head_default=256, type_head=_GLOBAL_HEAD),
     _F("glm4_moe", "GLM-4.5 / 4.6 (MoE)", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction",
        default_fraction=0.5),
     _F("glm4_moe_lite", "GLM-4.7-Flash (MLA)", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite",
@@ -1192,11 +1238,11 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        rotary="fraction", rotary_at="end", default_fraction=0.125, nested_only=True, theta_keys=(),
        rope_keys=MappingProxyType({"sliding_attention": "main", "*": "compress"}),
        layer_notes=MappingProxyType({"compressed_sparse_attention": _DSV4_NOTE,
-                                     "heavily_compressed_attention": _DSV4_NOTE})),
+                                     "heavily_compressed_attention": _DSV4_NOTE}), head_default=512),
     _F("falcon", "Falcon", ("falcon",), "transformers.models.falcon", head="split", switch=("alibi", False, False)),
     _F("falcon_h1", "Falcon-H1 (hybrid Mamba)", ("falcon_h1",), "transformers.models.falcon_h1"),
     _F("gemma3n", "Gemma 3n (text)", ("gemma3n_text",), "transformers.models.gemma3n", qk_norm="before_rope",
-       default_theta=_GEMMA3_THETA, local_theta=("rope_local_base_freq", "sliding_attention")),
+       default_theta=_GEMMA3_THETA, local_theta=("rope_local_base_freq", "sliding_attention"), head_default=256),
     _F("lfm2_moe", "LFM2 MoE", ("lfm2_moe",), "transformers.models.lfm2_moe", default_theta=1_000_000.0,
        qk_norm="before_rope"),
     _F("glm4v_moe", "GLM-4.5V (text)", ("glm4v_moe_text",), "transformers.models.glm4v_moe", rotary="fraction",
@@ -1217,38 +1263,40 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("granitemoehybrid", "Granite 4 (hybrid MoE)", ("granitemoehybrid",), "transformers.models.granitemoehybrid",
        switch=("position_embedding_type", "rope", None)),
     _F("granitemoeshared", "Granite MoE shared", ("granitemoeshared",), "transformers.models.granitemoeshared"),
-    _F("helium", "Helium", ("helium",), "transformers.models.helium", default_theta=100000.0, layout="interleaved"),
-    _F("hrm_text", "HRM-Text", ("hrm_text",), "transformers.models.hrm_text"),
+    _F("helium", "Helium", ("helium",), "transformers.models.helium", default_theta=100000.0, layout="interleaved",
+       head_default=128),
+    _F("hrm_text", "HRM-Text", ("hrm_text",), "transformers.models.hrm_text", head_default=128),
     _F("hunyuan_v1_dense", "Hunyuan dense", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense"),
     _F("hunyuan_v1_moe", "Hunyuan MoE", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe"),
-    _F("hy_v3", "HY-V3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0, qk_norm="before_rope"),
+    _F("hy_v3", "HY-V3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0, qk_norm="before_rope",
+       head_default=128),
     _F("hy_v4", "HY-V4 (MLA)", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),
     _F("hyperclovax", "HyperCLOVA X", ("hyperclovax",), "transformers.models.hyperclovax"),
     _F("jais2", "Jais 2", ("jais2",), "transformers.models.jais2"),
     _F("jetmoe", "JetMoE", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
     _F("kolibri1", "Kolibri 1", ("kolibri1",), "transformers.models.kolibri1", rope_types=("sliding_attention",),
-       windowless="all", qk_norm="before_rope"),
+       windowless="all", qk_norm="before_rope", head_default=128),
     _F("laguna", "Laguna", ("laguna",), "transformers.models.laguna", rotary="fraction",
-       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope", head_default=128),
     _F("lara_mini", "Lara mini", ("lara_mini",), "transformers.models.lara_mini",
-       rope_types=("sliding_attention",), qk_norm="before_rope"),
+       rope_types=("sliding_attention",), qk_norm="before_rope", head_default=128),
     _F("lfm2", "LFM2", ("lfm2",), "transformers.models.lfm2", default_theta=1000000.0, qk_norm="before_rope"),
     _F("lfm3", "LFM3", ("lfm3",), "transformers.models.lfm3", default_theta=1000000.0, rotary="fraction",
-       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope", head_default=128),
     _F("mellum", "Mellum", ("mellum",), "transformers.models.mellum", rotary="fraction",
-       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope"),
+       ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope", head_default=128),
     _F("mimo_v2_flash", "MiMo-V2-Flash", ("mimo_v2_flash",), "transformers.models.mimo_v2_flash",
-       rotary="fraction", ignored_theta=("rope_theta",), nested_only=True),
+       rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, head_default=192),
     _F("minicpm3", "MiniCPM3 (MLA)", ("minicpm3",), "transformers.models.minicpm3", rotary="mla",
        extra=_mla_softmax_extra),
     _F("minimax", "MiniMax-Text-01", ("minimax",), "transformers.models.minimax", default_theta=1000000.0),
     _F("minimax_m2", "MiniMax-M2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction",
-       default_theta=5000000.0, rotary_dim_key="rotary_dim", qk_norm="before_rope"),
+       default_theta=5000000.0, rotary_dim_key="rotary_dim", qk_norm="before_rope", head_default=128),
     _F("minimax_m3_vl", "MiniMax-M3-VL (text)", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl",
-       rotary="fraction", default_theta=5000000.0, qk_norm="before_rope"),
+       rotary="fraction", default_theta=5000000.0, qk_norm="before_rope", head_default=128),
     _F("ministral", "Ministral", ("ministral",), "transformers.models.ministral"),
     _F("ministral3", "Ministral 3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra,
-       ignored_theta=("rope_theta",), default_block=_MINISTRAL3_YARN, default_theta=1_000_000.0),
+       ignored_theta=("rope_theta",), default_block=_MINISTRAL3_YARN, default_theta=1_000_000.0, head_default=128),
     _F("mistral4", "Mistral 4 (MLA)", ("mistral4",), "transformers.models.mistral4", rotary="mla",
        interleave=("rope_interleave", True), extra=_mla_query_scale_extra, ignored_theta=("rope_theta",),
        default_block=_MISTRAL4_YARN),
@@ -1263,12 +1311,14 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        "transformers.models.modernbert_decoder",
        default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 160000.0, "*": 160000.0}),
        ignored_theta=("rope_theta",), nested_only=True),
-    _F("molmo2", "Molmo 2 (text)", ("molmo2_text",), "transformers.models.molmo2", qk_norm="before_rope"),
+    _F("molmo2", "Molmo 2 (text)", ("molmo2_text",), "transformers.models.molmo2", qk_norm="before_rope",
+       head_default=128),
     _F("moshi", "Moshi", ("moshi",), "transformers.models.moshi"),
     _F("muse_glimmer", "Muse Glimmer (text)", ("muse_glimmer_text",), "transformers.models.muse_glimmer",
-       nope_list="layer_rope_theta", qk_norm="before_rope"),
+       nope_list="layer_rope_theta", qk_norm="before_rope", head_default=128),
     _F("muse_spark", "Muse Spark (text)", ("muse_spark_text",), "transformers.models.muse_spark",
-       nope_list="layer_rope_theta", ignored_theta=("rope_theta",), default_theta=500_000.0, qk_norm="before_rope"),
+       nope_list="layer_rope_theta", ignored_theta=("rope_theta",), default_theta=500_000.0, qk_norm="before_rope",
+       head_default=64),
     _F("nanochat", "nanochat", ("nanochat",), "transformers.models.nanochat", clockwise=True),
     _F("nemotron", "Nemotron", ("nemotron",), "transformers.models.nemotron", rotary="fraction",
        default_fraction=0.5),
@@ -1278,7 +1328,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("olmo_hybrid", "OLMo hybrid", ("olmo_hybrid",), "transformers.models.olmo_hybrid", qk_norm="before_rope"),
     _F("olmoe", "OLMoE", ("olmoe",), "transformers.models.olmoe", qk_norm="before_rope"),
     _F("paddleocr_vl", "PaddleOCR-VL (text)", ("paddleocr_vl_text",), "transformers.models.paddleocr_vl",
-       default_theta=500000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
+       default_theta=500000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS, head_default=128),
     _F("persimmon", "Persimmon / Fuyu", ("persimmon",), "transformers.models.persimmon", rotary="fraction",
        default_fraction=0.5),
     _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
@@ -1286,13 +1336,17 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=1000000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
     _F("qwen2_moe", "Qwen2 MoE", ("qwen2_moe",), "transformers.models.qwen2_moe"),
     _F("qwen3_5", "Qwen3.5 (text)", ("qwen3_5_text",), "transformers.models.qwen3_5", rotary="fraction",
-       default_fraction=0.25, qk_norm="before_rope", mrope=("interleaved", (11, 11, 10)), rename=_MROPE_ALIAS),
+       default_fraction=0.25, qk_norm="before_rope", mrope=("interleaved", (11, 11, 10)), rename=_MROPE_ALIAS,
+       head_default=256,
+       pattern=_QWEN_HYBRID),
     _F("qwen3_5_moe", "Qwen3.5 MoE (text)", ("qwen3_5_moe_text",), "transformers.models.qwen3_5_moe",
        rotary="fraction", default_fraction=0.25, qk_norm="before_rope", mrope=("interleaved", (11, 11, 10)),
-       rename=_MROPE_ALIAS),
+       rename=_MROPE_ALIAS, head_default=256,
+       pattern=_QWEN_HYBRID),
     _F("qwen3_moe", "Qwen3 MoE", ("qwen3_moe",), "transformers.models.qwen3_moe", qk_norm="before_rope"),
     _F("qwen3_next", "Qwen3-Next", ("qwen3_next",), "transformers.models.qwen3_next", rotary="fraction",
-       default_fraction=0.25, qk_norm="before_rope"),
+       default_fraction=0.25, qk_norm="before_rope", head_default=256,
+       pattern=_QWEN_HYBRID),
     _F("qwen3_omni_moe", "Qwen3-Omni (thinker text)", ("qwen3_omni_moe_text",),
        "transformers.models.qwen3_omni_moe", default_theta=1000000.0, mrope=("interleaved", (24, 20, 20)),
        rename=_MROPE_ALIAS),
@@ -1300,20 +1354,20 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=500000.0, qk_norm="before_rope", mrope=("interleaved", (24, 20, 20)), rename=_MROPE_ALIAS),
     _F("recurrent_gemma", "RecurrentGemma", ("recurrent_gemma",), "transformers.models.recurrent_gemma",
        rotary="fraction", default_fraction=0.5, cycle_types="block_types"),
-    _F("seed_oss", "Seed-OSS", ("seed_oss",), "transformers.models.seed_oss"),
+    _F("seed_oss", "Seed-OSS", ("seed_oss",), "transformers.models.seed_oss", head_default=128),
     _F("solar_open", "Solar Open", ("solar_open",), "transformers.models.solar_open", rotary="fraction",
-       default_theta=1000000.0),
+       default_theta=1000000.0, head_default=128),
     _F("stablelm", "StableLM", ("stablelm",), "transformers.models.stablelm", rotary="fraction",
        default_fraction=0.25),
     _F("starcoder2", "StarCoder2", ("starcoder2",), "transformers.models.starcoder2"),
     _F("step3p7", "Step 3.5 (text)", ("step3p5",), "transformers.models.step3p7", rotary="fraction",
-       nested_only=True),
+       nested_only=True, head_default=128),
     _F("unlimited_ocr", "Unlimited-OCR (text)", ("unlimited_ocr_text",), "transformers.models.unlimited_ocr"),
-    _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma"),
+    _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma", head_default=256),
     _F("youtu", "Youtu-LLM (MLA)", ("youtu",), "transformers.models.youtu", rotary="mla",
        interleave=("rope_interleave", True), extra=_mla_softmax_extra),
     _F("zaya", "ZAYA", ("zaya",), "transformers.models.zaya", rotary="fraction", ignored_theta=("rope_theta",),
-       nested_only=True, qk_norm="before_rope"),
+       nested_only=True, qk_norm="before_rope", head_default=128),
 ]}
 
 #: ``model_type`` -> key of :data:`FAMILIES`.

@@ -571,3 +571,42 @@ def test_the_comparison_sees_small_differences():
     ]
     for other in wrong:
         assert compare_layer(other, moved, still), other
+
+
+# --- a config.json that leaves head_dim out gets the config class's head_dim ----------------------------
+
+
+@pytest.mark.parametrize("cand", CANDIDATES, ids=[c.name for c in CANDIDATES])
+def test_left_out_head_dim_gets_the_config_class_default(cand):
+    """A config.json without ``head_dim`` (and without ``per_layer_config``, as released configs are), loaded
+    by the family's config class, has the head size rope_spec reads from the same dict: the class's own
+    default where it has one (Gemma 3: 256), else ``hidden_size // num_attention_heads`` (64 here, so the two
+    differ). Gemma 4's full-attention layers take ``global_head_dim``, stated or the class default."""
+    mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
+    cls = getattr(mod, cand.model_cls).config_class
+    family = M.FAMILIES.get(M.MODEL_TYPES.get(cls.model_type, ""))
+    if family is None or family.rotary == "mla" or family.read is not None:
+        pytest.skip(f"rope_spec does not read a head_dim for {cls.model_type!r}")
+    try:
+        config = tiny_config(cls, SWEEP_CONFIG.get(cand.name))
+    except CannotCompare as exc:
+        pytest.skip(str(exc))
+    data = {k: v for k, v in config.to_dict().items() if k not in ("head_dim", "per_layer_config")
+            and not isinstance(getattr(cls, k, None), property)}  # computed fields (Bamba's layers_block_type)
+    types = getattr(config, "layer_types", None)
+    if data.get("layer_types") is None and isinstance(types, list) and "layer_types" not in cls.attribute_map:
+        data["layer_types"] = types
+    variants = [data] + ([{**data, "global_head_dim": 96}] if family.type_head else [])
+    for raw in variants:
+        try:
+            loaded = cls.from_dict(dict(raw))
+        except Exception as exc:  # noqa: BLE001 - the reason is reported
+            pytest.skip(f"{cls.__name__}.from_dict without head_dim fails: {type(exc).__name__}: {exc}")
+        for i in range(getattr(config, "num_hidden_layers", None) or 1):
+            want = rope_spec(loaded, layer=i)
+            got = rope_spec(dict(raw), layer=i)
+            assert (got.head_dim, got.rotary_dim, got.rotary_offset) == (want.head_dim, want.rotary_dim,
+                                                                         want.rotary_offset), (i, raw is data)
+            assert got.uses_rope == want.uses_rope, i
+            if want.uses_rope:
+                np.testing.assert_array_equal(got.inv_freq(), want.inv_freq())

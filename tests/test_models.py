@@ -568,7 +568,8 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
           "rope_parameters": {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6,
                                                  "partial_rotary_factor": 0.25}}}, {"layer": 0}, TypeError,
          "per_layer_config"),
-        ({**LLAMA, "model_type": "gemma4_text", "head_dim": 32, "layer_types": ["full_attention"], "rope_theta": None,
+        ({**LLAMA, "model_type": "gemma4_text", "head_dim": 32, "global_head_dim": 32, "layer_types": ["full_attention"],
+          "rope_theta": None,
           "rope_parameters": {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6,
                                                  "partial_rotary_factor": 0.01}}}, {"layer": 0}, ValueError,
          "no rotating pair"),
@@ -689,6 +690,77 @@ def test_gemma4_proportional_rope_on_global_layers():
     np.testing.assert_allclose(rope_spec(scaled, "full_attention").inv_freq(),
                                rope.full_attention_inv_freq.double().numpy(), rtol=2e-6)
     assert rope_spec(scaled, "full_attention").rotating_pairs == 16
+
+
+def test_gemma4_config_json_global_head_dim():
+    """A released Gemma 4 config.json states global_head_dim and no per_layer_config: Gemma4TextConfig turns
+    it into the full-attention layers' head_dim (512 when left out), and rope_spec reads the dict the same way."""
+    raw = {"model_type": "gemma4_text", "hidden_size": 64, "num_attention_heads": 2, "num_key_value_heads": 1,
+           "head_dim": 32, "global_head_dim": 96, "num_hidden_layers": 6, "intermediate_size": 32,
+           "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
+           "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+                               "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                                                  "rope_theta": 1e6}}}
+    config = tiny("Gemma4TextConfig", **{k: v for k, v in raw.items() if k != "model_type"})
+    assert config.per_layer_config[5].head_dim == 96
+    for i in range(6):
+        got, want = rope_spec(dict(raw), layer=i), rope_spec(config, layer=i)
+        assert (got.head_dim, got.rotary_dim, got.rotating_pairs) == (want.head_dim, want.rotary_dim,
+                                                                      want.rotating_pairs), i
+    glob = rope_spec(dict(raw), layer=5)
+    assert (glob.head_dim, glob.rotating_pairs) == (96, 12)
+    rope = modeling("gemma4").Gemma4TextRotaryEmbedding(config)
+    np.testing.assert_allclose(glob.inv_freq(), rope.full_attention_inv_freq.double().numpy(), rtol=2e-6)
+    pos = positions_for(40)
+    x = np.random.default_rng(1).standard_normal((2, 2, 40, 96)).astype(np.float32)
+    cos, sin = rope(torch.zeros(1), torch.tensor(pos), "full_attention")
+    ref = modeling("gemma4").apply_rotary_pos_emb(torch.tensor(x), cos, sin)
+    np.testing.assert_allclose(glob.apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
+    # left out: the config class's default 512, which rope_spec uses and names
+    bare = {k: v for k, v in raw.items() if k != "global_head_dim"}
+    default = tiny("Gemma4TextConfig", **{k: v for k, v in bare.items() if k != "model_type"})
+    spec = rope_spec(bare, layer=5)
+    assert spec.head_dim == default.per_layer_config[5].head_dim == 512
+    assert any(d.startswith("global_head_dim = 512") for d in spec.defaults)
+    # the sliding layers keep head_dim; a config without it gets the class default 256, not 64 // 2
+    assert rope_spec(dict(raw), layer=0).head_dim == 32
+    no_head = rope_spec({k: v for k, v in raw.items() if k != "head_dim"}, layer=0)
+    assert no_head.head_dim == tiny("Gemma4TextConfig", hidden_size=64, num_attention_heads=2,
+                                   num_hidden_layers=6).per_layer_config[0].head_dim == 256
+
+
+def test_gemma3_head_dim_left_out_is_the_class_default():
+    """Gemma 3 4B (hidden 2560, 8 heads) without head_dim: Gemma3TextConfig's default 256, not 2560 / 8 = 320;
+    Qwen3's class default is 128 (its hidden_size / heads would be 64 here), Llama has none (the split)."""
+    gemma = {"model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8, "num_hidden_layers": 6,
+             "rope_theta": 1e6, "rope_local_base_freq": 1e4}
+    spec = rope_spec(gemma, "full_attention")
+    assert spec.head_dim == tiny("Gemma3TextConfig", hidden_size=2560, num_attention_heads=8).head_dim == 256
+    assert any(d.startswith("head_dim = 256") for d in spec.defaults)
+    qwen = {"model_type": "qwen3", "hidden_size": 128, "num_attention_heads": 2}
+    assert rope_spec(qwen).head_dim == tiny("Qwen3Config", hidden_size=128, num_attention_heads=2).head_dim == 128
+    assert rope_spec({**qwen, "head_dim": None}).head_dim == 64  # stated null: hidden_size // heads
+    llama = {"model_type": "llama", "hidden_size": 128, "num_attention_heads": 2}
+    assert rope_spec(llama).head_dim == 64 and not rope_spec(llama).defaults[1:]
+
+
+@pytest.mark.parametrize("cls, model_type", [("Qwen3NextConfig", "qwen3_next"), ("Qwen3_5TextConfig", "qwen3_5_text"),
+                                              ("Qwen3_5MoeTextConfig", "qwen3_5_moe_text")])
+def test_qwen_hybrid_layers_from_full_attention_interval(cls, model_type):
+    """Qwen3-Next's released config.json has full_attention_interval and no layer_types: the config class
+    makes every interval-th layer full attention and the others linear attention (no RoPE)."""
+    raw = {"model_type": model_type, "hidden_size": 512, "num_attention_heads": 2, "head_dim": 256,
+           "num_hidden_layers": 6, "full_attention_interval": 3, "rope_theta": 1e7}
+    config = getattr(transformers, cls).from_dict({k: v for k, v in raw.items() if k != "model_type"})
+    assert config.layer_types == ["linear_attention", "linear_attention", "full_attention"] * 2
+    for i, layer_type in enumerate(config.layer_types):
+        got, want = rope_spec(dict(raw), layer=i), rope_spec(config, layer=i)
+        assert got.uses_rope == want.uses_rope == (layer_type == "full_attention"), i
+        if got.uses_rope:
+            assert (got.rotary_dim, got.base) == (want.rotary_dim, want.base) == (64, 1e7)
+    with pytest.raises(ValueError, match="pass layer=index"):
+        rope_spec(dict(raw))
+    assert rope_spec({k: v for k, v in raw.items() if k != "full_attention_interval"}, layer=3).uses_rope
 
 
 def test_olmo3_yarn_on_full_attention_layers_only_and_what_transformers_drops():
