@@ -16,7 +16,7 @@ const results = input.cases.map(({ config: index, select, seq_len: seqLen, analy
     out.inv_freq = spec.uses_rope ? spec.inv_freq() : null;
     out.inv_freq_long = spec.uses_rope && seqLen ? spec.inv_freq(seqLen) : null;
     out.describe = spec.describe();
-    if (analyse) out.analysis = { warnings: warnings(reg, config, spec), plan: layerPlan(reg, config) };
+    if (analyse) return { spec: out, analysis: { warnings: warnings(reg, config, spec), plan: layerPlan(reg, config) } };
     return { spec: out };
   } catch (err) {
     if (!(err instanceof SpecError)) return { crash: String(err && err.stack || err) };

@@ -26,7 +26,7 @@ import pytest
 
 from conftest import ROOT
 from rope_edu import models as M
-from rope_edu.spec_export import callable_names, registry
+from rope_edu.spec_export import callable_names, registry, registry_json
 
 NODE_HARNESS = ROOT / "tests" / "model_check_node.mjs"
 RTOL = 1e-12
@@ -46,8 +46,9 @@ def _node() -> str:
 
 
 def run_node(configs: list, cases: list[dict]) -> dict:
-    """The interpreter's answers: ``cases`` are ``{"config": index, "select": {...}, "seq_len": n}``."""
-    payload = {"registry": registry(), "configs": configs, "cases": cases}
+    """The interpreter's answers: ``cases`` are ``{"config": index, "select": {...}, "seq_len": n}``. The
+    registry goes as the book build writes it (rope_edu.spec_export.registry_json)."""
+    payload = {"registry": json.loads(registry_json()), "configs": configs, "cases": cases}
     out = subprocess.run([_node(), str(NODE_HARNESS)], input=json.dumps(payload, allow_nan=False), capture_output=True,
                          text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -122,6 +123,35 @@ def differences(py: dict, js: dict) -> list[str]:
     return found
 
 
+def plan_differences(config: dict, js: dict) -> list[str]:
+    """The page's layer plan groups exactly the layers that rope_spec reads alike (or refuses alike)."""
+    plan = js["analysis"]["plan"]
+    n = _layers(config)
+    if plan is None:
+        return [] if not n or config.get("model_type") not in M.MODEL_TYPES and "text_config" not in config else (
+            [] if _unknown(config) else [f"no plan for a config of {n} layers"])
+    groups: dict = {}
+    for i in range(plan["shown"]):
+        try:
+            s = M.rope_spec(dict(config), layer=i)
+            key = (s.layer_type, s.uses_rope, s.no_rope_reason if not s.uses_rope else "", s.rotary_dim, s.head_dim,
+                   s.base, s.scaling) if s.uses_rope else (s.layer_type, False, s.no_rope_reason)
+        except (ValueError, TypeError) as exc:
+            key = ("refused", str(exc))
+        groups.setdefault(key, []).append(i)
+    want = sorted(map(tuple, groups.values()))
+    got = sorted(tuple(g["layers"]) for g in plan["groups"])
+    return [] if want == got else [f"{got} / {want}"]
+
+
+def _unknown(config: dict) -> bool:
+    try:
+        M.rope_spec(dict(config), layer=0)
+    except (ValueError, TypeError) as exc:
+        return "model_type" in str(exc)
+    return False
+
+
 # --- the configurations ---------------------------------------------------------------------------
 
 
@@ -142,7 +172,7 @@ def _cases_of(configs: list, config: dict, name: str, select: dict | None = None
     n = _layers(config)
     if n:
         selects += [{"layer": i} for i in range(min(n, 64))]
-    return [{"config": index, "select": s, "seq_len": seq_len, "name": name} for s in selects]
+    return [{"config": index, "select": s, "seq_len": seq_len, "name": name, "analyse": not s} for s in selects]
 
 
 @lru_cache(maxsize=1)
@@ -172,8 +202,13 @@ def sweep_configs() -> tuple[list, list[dict]]:
             continue
         data = M._as_dict(config)
         cases += _cases_of(configs, data, f"sweep {cand.name}")
+        # as a config.json may leave fields out: the RoPE fields, head_dim, the list of layer types
         bare = {k: v for k, v in data.items() if k not in S.ROPE_FIELDS}
         cases += _cases_of(configs, bare, f"sweep {cand.name} without RoPE fields")
+        for left_out in ("head_dim", "layer_types"):
+            if left_out in data:
+                cases += _cases_of(configs, {k: v for k, v in data.items() if k != left_out},
+                                   f"sweep {cand.name} without {left_out}")
     return configs, cases
 
 
@@ -190,7 +225,7 @@ def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
     """Same spec (or the same refusal) from Python and JavaScript for every case."""
     configs, cases = sweep_configs()
     assert len(cases) > 500
-    answers = run_node(configs, [{k: c[k] for k in ("config", "select", "seq_len")} for c in cases])["results"]
+    answers = run_node(configs, [{k: c[k] for k in ("config", "select", "seq_len", "analyse")} for c in cases])["results"]
     problems = []
     accepted = 0
     for case, js in zip(cases, answers):
@@ -198,5 +233,220 @@ def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
         accepted += "spec" in py
         for d in differences(py, js):
             problems.append(f"{case['name']} {case['select']}: {d}")
+        if case["analyse"] and "crash" not in js:
+            problems += [f"{case['name']}: layer plan: {d}" for d in plan_differences(configs[case["config"]], js)]
     assert not problems, f"{len(problems)} differences, e.g.:\n" + "\n".join(problems[:12])
     assert accepted > 0.6 * len(cases)
+
+
+# --- the page, in Chromium ------------------------------------------------------------------------
+
+PAGE = "book/model_check.html"
+
+# (what it shows, config, selection) for each kind of rule the registry has: the page must print the
+# describe() text of rope_spec in Python, and list every pair
+GEMMA4 = {
+    "model_type": "gemma4_text", "hidden_size": 1024, "num_attention_heads": 4, "head_dim": 256,
+    "global_head_dim": 512, "num_hidden_layers": 6, "max_position_embeddings": 131072,
+    "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
+    "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                        "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0,
+                                           "partial_rotary_factor": 0.25}},
+}
+QWEN2_VL = {"model_type": "qwen2_vl", "text_config": {
+    "model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000.0,
+    "max_position_embeddings": 32768, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}
+MINIMAX_M2 = {"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48, "head_dim": 128,
+              "rotary_dim": 64, "rope_theta": 5000000.0, "max_position_embeddings": 196608}
+COHERE2 = {"model_type": "cohere2", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 8,
+           "sliding_window": 4096, "sliding_window_pattern": 4, "rope_theta": 50000.0,
+           "max_position_embeddings": 8192}
+RULES = [
+    ("published", "Llama 3.1 8B", None),            # whole head, half-split pairs, llama3 scaling
+    ("published", "Gemma 3 4B, global layers", 5),   # local/global bases by layer type, linear scaling
+    ("published", "SmolLM3 3B", 3),                  # a NoPE layer
+    ("published", "DeepSeek-V3", None),              # MLA: trailing rotary part, YaRN, softmax scale
+    ("published", "Phi-3 mini 128K", None),          # LongRoPE, top-level original length
+    ("published", "GPT-NeoX-20B", None),             # rotary_pct of a split head
+    ("published", "GPT-J 6B", None),                 # a reader of its own (fixed base, table)
+    ("published", "MiniMind", None),                 # a reader of its own (outside transformers)
+    ("pasted", GEMMA4, 5),                           # nested rope_parameters, proportional RoPE, global head
+    ("pasted", QWEN2_VL, None),                      # a multimodal wrapper, M-RoPE
+    ("pasted", MINIMAX_M2, None),                    # a legacy rotary_dim field
+    ("pasted", COHERE2, 3),                          # RoPE only in sliding-window layers
+]
+
+# bad input -> words the message must contain
+BAD_INPUT = [
+    ("", "empty"),
+    ('{"model_type": "llama", "hidden_size": 4096,', "not JSON"),
+    ("[1, 2, 3]", "a list"),
+    ('{"hidden_size": 4096, "num_attention_heads": 32}', "model_type"),
+    ('{"model_type": "bert", "hidden_size": 768}', "supported: 'llama'"),
+    ('{"model_type": "beam"}', "not supported by rope_spec"),
+    ('{"model_type": "llama", "num_attention_heads": 32, "rope_theta": 500000}', "hidden_size"),
+    ('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
+     '"rope_scaling": {"rope_type": "yarn"}, "max_position_embeddings": 8192}', "factor"),
+]
+
+# warning id -> a config that must raise it (and Llama 2 raises none of the first four)
+WARNINGS = {
+    "schemas": {"model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+                "max_position_embeddings": 40960, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6},
+                "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}},
+    "head_dim": dict(M.PUBLISHED["Gemma 3 4B, global layers"].config),
+    "partial_rotary": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+                       "partial_rotary_factor": 0.5, "rope_theta": 500000.0, "max_position_embeddings": 8192},
+    "old_loader": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+                   "max_position_embeddings": 131072,
+                   "rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0,
+                                       "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                       "original_max_position_embeddings": 8192}},
+    "bf16": dict(M.PUBLISHED["Llama 2 7B"].config),
+}
+
+_READ_JS = """() => {
+  const shown = (id) => !document.getElementById(id).hidden;
+  return {
+    status: document.getElementById('mc-status').textContent,
+    error: shown('mc-error') ? document.getElementById('mc-error').innerText : null,
+    warnings: [...document.querySelectorAll('#mc-warnings [data-warning]')].map(e => e.dataset.warning),
+    output: shown('mc-output'),
+    describe: document.getElementById('mc-describe').textContent,
+    plan: [...document.querySelectorAll('#mc-plan li')].map(e => e.textContent),
+    rows: document.querySelectorAll('#mc-pairs tbody tr').length,
+    moved: document.querySelectorAll('#mc-pairs tbody tr.mc-moved').length,
+    layers: shown('mc-layer-box') ? [...document.querySelectorAll('#mc-layer option')].map(o => o.value) : [],
+    width: document.documentElement.scrollWidth,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def mc_page(built_book, site_url, browser):
+    """The page in Chromium, with every request to another host blocked and counted, console errors kept."""
+    from urllib.parse import urlparse
+
+    host = urlparse(site_url).netloc
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.foreign, page.errors = [], []
+
+    def route(r, request):
+        if urlparse(request.url).netloc not in (host, ""):
+            page.foreign.append(request.url)
+            return r.abort()
+        return r.continue_()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{site_url}/{PAGE}", wait_until="load")
+    page.wait_for_function("() => document.getElementById('mc-status').textContent.length > 0")
+    yield page
+    context.close()
+
+
+def _check(page, config=None, *, published: str | None = None, layer: int | None = None, text: str | None = None):
+    """Enter a config as a reader would (pick a published model, or paste and press Check), pick a layer."""
+    page.evaluate("() => { document.getElementById('mc-status').textContent = ''; }")
+    if published is not None:
+        page.select_option("#mc-published", label=published)
+    else:
+        page.fill("#mc-config", text if text is not None else json.dumps(config, indent=2))
+        page.click("#mc-check")
+    page.wait_for_function("() => document.getElementById('mc-status').textContent.length > 0")
+    if layer is not None:
+        page.evaluate("() => { document.getElementById('mc-status').textContent = ''; }")
+        page.select_option("#mc-layer", f"layer:{layer}")
+        page.wait_for_function("() => document.getElementById('mc-status').textContent.length > 0")
+    return page.evaluate(_READ_JS)
+
+
+def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
+    for kind, what, layer in RULES:
+        if kind == "published":
+            p = M.PUBLISHED[what]
+            config, name = dict(p.config), what
+            shown = _check(mc_page, published=what, layer=layer)
+        else:
+            config, name = what, what["model_type"]
+            shown = _check(mc_page, config, layer=layer)
+        select = {"layer": layer} if layer is not None else ({} if kind == "pasted" else dict(p.select))
+        spec = M.rope_spec(_json(config), **select)
+        assert shown["error"] is None and shown["output"], (name, shown["error"])
+        assert _same_text(shown["describe"], spec.describe()), (name, shown["describe"], spec.describe())
+        assert shown["rows"] == (spec.rotary_dim // 2 if spec.uses_rope else 0) or not spec.uses_rope, name
+        if spec.uses_rope:
+            # against plain RoPE at the same base (proportional RoPE: its pairs that turn, undivided)
+            plain = (M._proportional(spec.rotary_dim, spec.base, spec.rotating_pairs)[0] if spec.rotating_pairs
+                     else M.RopeSpec(**{**spec.__dict__, "scaling": "default", "scaling_params": {}}).inv_freq())
+            moved = int(sum(abs(a / b - 1) > 1e-12 for a, b in zip(spec.inv_freq(), plain) if b))
+            assert shown["moved"] == moved, name
+        if layer is not None:
+            assert f"layer:{layer}" in shown["layers"] and len(shown["plan"]) > 1, name
+    assert not mc_page.errors and not mc_page.foreign
+
+
+def test_page_names_each_trap(mc_page):
+    for warning, config in WARNINGS.items():
+        shown = _check(mc_page, config)
+        assert warning in shown["warnings"], (warning, shown["warnings"], shown["error"])
+    plain = _check(mc_page, dict(M.PUBLISHED["Llama 2 7B"].config))
+    assert not {"schemas", "head_dim", "partial_rotary", "old_loader"} & set(plain["warnings"]), plain["warnings"]
+    # both schemas that disagree: rope_spec refuses, and the page says why, next to the warning
+    both = _check(mc_page, WARNINGS["schemas"])
+    assert both["error"] and "disagree" in both["error"] and not both["output"]
+
+
+def test_bad_input_gets_a_clear_message(mc_page):
+    for text, words in BAD_INPUT:
+        shown = _check(mc_page, text=text)
+        assert shown["error"], text
+        assert words in shown["error"], (text, shown["error"])
+        assert not shown["output"] and "Traceback" not in shown["error"] and "    at " not in shown["error"]
+    assert not mc_page.errors and not mc_page.foreign
+
+
+def test_page_on_a_phone_and_by_keyboard(mc_page):
+    mc_page.set_viewport_size({"width": 390, "height": 800})
+    try:
+        shown = _check(mc_page, published="DeepSeek-V3")
+        assert shown["width"] <= 390, shown["width"]
+        # keyboard only: choose a model in the list with the arrow keys, then Tab to Check and press Enter
+        mc_page.evaluate("() => { document.getElementById('mc-published').value = '';"
+                         " document.getElementById('mc-status').textContent = ''; }")
+        mc_page.focus("#mc-published")
+        mc_page.keyboard.press("ArrowDown")
+        mc_page.wait_for_function("() => document.getElementById('mc-status').textContent.length > 0")
+        first = mc_page.evaluate(_READ_JS)
+        assert first["output"] and first["describe"].startswith(M.FAMILIES[M.PUBLISHED[next(iter(M.PUBLISHED))]
+                                                                              .spec().family].label)
+        mc_page.evaluate("() => { document.getElementById('mc-status').textContent = ''; }")
+        mc_page.focus("#mc-config")
+        for _ in range(6):
+            mc_page.keyboard.press("Tab")
+            if mc_page.evaluate("() => document.activeElement.id") == "mc-check":
+                break
+        assert mc_page.evaluate("() => document.activeElement.id") == "mc-check"
+        mc_page.keyboard.press("Enter")
+        mc_page.wait_for_function("() => document.getElementById('mc-status').textContent.length > 0")
+        assert mc_page.evaluate(_READ_JS)["output"]
+    finally:
+        mc_page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_page_with_results_passes_axe(mc_page):
+    """axe-core on the page as a reader leaves it: warnings, the description, the table (the site-wide
+    survey audits the page as it loads); then with an error shown."""
+    import test_surfaces
+
+    if not test_surfaces.AXE_JS.exists():
+        if os.environ.get("CI"):
+            pytest.fail("axe-core is not installed (bash scripts/install_test_tools.sh) and CI is set")
+        pytest.skip("axe-core is not installed (bash scripts/install_test_tools.sh)")
+    mc_page.add_script_tag(path=str(test_surfaces.AXE_JS))
+    for config in (WARNINGS["old_loader"], "not json"):
+        _check(mc_page, text=config if isinstance(config, str) else json.dumps(config))
+        serious = mc_page.evaluate(test_surfaces._AXE_JS, None)  # serious and critical violations
+        assert not serious, serious

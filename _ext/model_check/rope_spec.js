@@ -394,9 +394,10 @@ function layerTypesOf(family, cfg, needed) {
     return Array.from({ length: cfg.size("num_hidden_layers") }, (_, i) => cycle[i % cycle.length]);
   }
   if (family.pattern && (needed || cfg.has("num_hidden_layers"))) {
-    const [name, dflt] = family.pattern;
+    const [name, dflt, other] = family.pattern;
+    const rest = other ?? "sliding_attention";
     const every = positiveInt(cfg.default(name, dflt, `${family.label} config default`), name);
-    return Array.from({ length: cfg.size("num_hidden_layers") }, (_, i) => ((i + 1) % every ? "sliding_attention" : "full_attention"));
+    return Array.from({ length: cfg.size("num_hidden_layers") }, (_, i) => ((i + 1) % every ? rest : "full_attention"));
   }
   return null;
 }
@@ -508,7 +509,27 @@ function ropeFor(reg, family, cfg, key, nested) {
 function headSize(family, cfg) {
   if (family.head === "split") return splitHeads(cfg);
   if (family.head !== "head_dim") return cfg.size(family.head);
+  if (given(family.head_default) && !Object.prototype.hasOwnProperty.call(cfg.data, "head_dim")) {
+    // the config class's default, not hidden_size // num_attention_heads (Gemma 3 4B: 256, not 320)
+    return positiveInt(cfg.default("head_dim", family.head_default, `${family.label} config class default`), "head_dim");
+  }
   return headDim(cfg);
+}
+
+function typeHead(family, cfg, chosen) {
+  if (!family.type_head || given(cfg.get("per_layer_config"))) return cfg;
+  const types = [...new Set(chosen.map(([, t]) => t))];
+  const hit = types.filter((t) => Object.prototype.hasOwnProperty.call(family.type_head, t));
+  if (!hit.length) return cfg;
+  if (types.length > 1) {
+    throw valueError(`the selected layers of this ${repr(cfg.modelType)} config have different head sizes ` +
+      `(${types.map((t) => (t === null ? "None" : t)).sort().join(", ")}); pass layer=index or layer_type=...`);
+  }
+  const [name, dflt] = family.type_head[hit[0]];
+  const value = positiveInt(cfg.default(name, dflt, `${family.label} config class default`), name);
+  const out = new Config({ ...cfg.data, head_dim: value }, cfg.modelType);
+  out.defaults = cfg.defaults;
+  return out;
 }
 
 function rotaryPart(family, cfg, rope) {
@@ -621,7 +642,7 @@ function readFamily(reg, family, cfg, layerType, layer) {
       (types ? "or layer_type=..." : "") + " to choose one (layer_type is required when the layer types differ)");
   }
   const [[usesRope, key, why]] = [...kinds.values()][0];
-  cfg = overlay(cfg, chosen.map(([i]) => i));
+  cfg = overlay(typeHead(family, cfg, chosen), chosen.map(([i]) => i));
   let rope, parts;
   if (usesRope) {
     rope = ropeFor(reg, family, cfg, key, nested);

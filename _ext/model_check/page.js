@@ -1,0 +1,206 @@
+// The "Check your model" page (book/model_check.md): reads a pasted config.json, or a published model,
+// with rope_spec.js and shows what the model's code does to positions. Runs in the reader's browser
+// only: nothing is sent anywhere, no kernel. The rules come from registry.js, written by the book build
+// from the package (rope_edu.spec_export).
+
+import registry from "./registry.js";
+import { ropeSpec, familyOf, fmtG, SpecError } from "./rope_spec.js";
+import { contexts, layerCount, layerPlan, pairTable, ranges, warnings } from "./checks.js";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const c of children) node.append(c);
+  return node;
+};
+const num = (x) => (x === null || x === undefined ? "–" : !Number.isFinite(x) ? "∞" : fmtG(x, 4));
+const tokens = (n) => (n ? n.toLocaleString("en-US") : "unknown");
+
+const state = { published: null };
+
+function setup() {
+  const picker = $("mc-published");
+  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.name)));
+  picker.addEventListener("change", () => {
+    const p = registry.published[Number(picker.value)];
+    state.published = p || null;
+    if (p) {
+      $("mc-config").value = JSON.stringify(p.config, null, 2);
+      check(p.select);
+    }
+  });
+  $("mc-config").addEventListener("input", () => {
+    if (state.published) {
+      state.published = null;
+      picker.value = "";
+    }
+  });
+  $("mc-check").addEventListener("click", () => check());
+  $("mc-layer").addEventListener("change", () => check(null, true));
+  $("mc-form").addEventListener("submit", (e) => { e.preventDefault(); check(); });
+  $("mc-status").textContent = "Paste a config.json or pick a published model, then press Check.";
+}
+
+/** The message for text that is not a config.json object, or null. */
+function parse(text) {
+  if (!text.trim()) return { error: "The box is empty: paste the contents of a config.json, or pick a published model." };
+  let config;
+  try {
+    config = JSON.parse(text);
+  } catch (err) {
+    return { error: `This is not JSON, so not a config.json: ${err.message}. Paste the whole file, from its opening { to its closing }.` };
+  }
+  if (config === null || typeof config !== "object" || Array.isArray(config)) {
+    const what = Array.isArray(config) ? "a list" : config === null ? "null" : `a ${typeof config}`;
+    return { error: `This JSON is ${what}; a config.json is one object, {"model_type": ..., ...}.` };
+  }
+  return { config };
+}
+
+/** Options of the layer picker, or [] where every layer is the same. */
+function layerOptions(config, plan) {
+  if (plan && plan.differ) {
+    const { data } = familyOf(registry, config);
+    const types = Array.isArray(data.layer_types) ? data.layer_types : null;
+    return Array.from({ length: plan.shown }, (_, i) => ({ value: `layer:${i}`, label: `layer ${i}` + (types ? ` (${types[i]})` : "") }));
+  }
+  if (plan) return [];
+  try {
+    ropeSpec(registry, config);
+    return [];
+  } catch (err) {
+    if (!(err instanceof SpecError) || !/layer_type is required/.test(err.message)) return [];
+    const { family } = familyOf(registry, config);
+    const types = [...new Set([...(family.rope_types || []), ...registry.local_global])];
+    return types.map((t) => ({ value: `type:${t}`, label: t }));
+  }
+}
+
+function fillLayers(options, select) {
+  const box = $("mc-layer-box"), picker = $("mc-layer");
+  const before = picker.value;
+  picker.replaceChildren(...options.map((o) => el("option", { value: o.value }, o.label)));
+  box.hidden = options.length === 0;
+  if (!options.length) return;
+  let want = before;
+  if (select && Number.isInteger(select.layer)) want = `layer:${select.layer}`;
+  else if (select && select.layer_type) want = options.find((o) => o.value === `type:${select.layer_type}`)?.value
+    ?? options.find((o) => o.label.includes(`(${select.layer_type})`))?.value;
+  picker.value = options.some((o) => o.value === want) ? want : options[0].value;
+}
+
+function selection() {
+  if ($("mc-layer-box").hidden) return {};
+  const [kind, value] = $("mc-layer").value.split(/:(.*)/s);
+  return kind === "layer" ? { layer: Number(value) } : { layerType: value };
+}
+
+function showError(title, message) {
+  const box = $("mc-error");
+  box.replaceChildren(el("p", {}, el("strong", {}, title + " ")), el("p", { class: "mc-message" }, message));
+  box.hidden = false;
+}
+
+function clear() {
+  for (const id of ["mc-error", "mc-output"]) $(id).hidden = true;
+  $("mc-warnings").replaceChildren();
+}
+
+/** Read the box and show everything; ``select`` comes with a published model, ``keepLayers`` on a layer change. */
+function check(select = null, keepLayers = false) {
+  clear();
+  try {
+    run(select, keepLayers);
+  } catch (err) {
+    // never a blank result: a bug of this page says so, in words
+    showError("This page failed on that config:", `${err && err.message ? err.message : err}. ` +
+      "Please report it with the config.json (rope_edu.rope_spec in Python reads the same rules).");
+    $("mc-status").textContent = "Error.";
+  }
+}
+
+function run(select, keepLayers) {
+  const parsed = parse($("mc-config").value);
+  if (parsed.error) {
+    $("mc-layer-box").hidden = true;
+    showError("Not a config.json.", parsed.error);
+    $("mc-status").textContent = "Not a config.json.";
+    return;
+  }
+  const config = parsed.config;
+  const { data, family, modelType } = familyOf(registry, config);
+  const plan = family ? layerPlan(registry, config) : null;
+  if (!keepLayers) fillLayers(family ? layerOptions(config, plan) : [], select);
+  let spec = null;
+  try {
+    spec = ropeSpec(registry, config, selection());
+  } catch (err) {
+    if (!(err instanceof SpecError)) throw err;
+    const title = !modelType ? "No model_type." : !family ? "Unknown or unsupported family." : "rope_spec refuses this config.";
+    showError(title, err.message);
+  }
+  showWarnings(warnings(registry, config, spec, state.published));
+  if (!spec) {
+    $("mc-status").textContent = "rope_spec refused the config; see the message.";
+    return;
+  }
+  $("mc-describe").textContent = spec.describe();
+  showPlan(plan);
+  if (spec.uses_rope) {
+    showPairs(spec, contexts(data, spec, state.published));
+  } else {
+    $("mc-pairs-summary").textContent = "This layer uses no RoPE: its queries and keys are not rotated, so it has no pairs.";
+    $("mc-pairs").replaceChildren();
+  }
+  $("mc-pairs-wrap").hidden = !spec.uses_rope;
+  $("mc-output").hidden = false;
+  $("mc-status").textContent = `Checked: ${registry.families[spec.family].label}` + (spec.layer !== null ? `, layer ${spec.layer}` : "") + ".";
+}
+
+function showWarnings(list) {
+  const box = $("mc-warnings");
+  if (!list.length) return;
+  box.append(el("h2", {}, `Warnings (${list.length})`));
+  const ul = el("ul", { class: "mc-warning-list" });
+  for (const w of list) ul.append(el("li", { "data-warning": w.id }, el("strong", {}, w.title + ". "), w.text));
+  box.append(ul);
+}
+
+function showPlan(plan) {
+  const list = $("mc-plan");
+  if (!plan) {
+    list.replaceChildren(el("li", {}, "The config lists no layer count: every layer is read the same way."));
+    return;
+  }
+  const items = plan.groups.map((g) => el("li", {}, el("strong", {}, `${g.layers.length === 1 ? "layer" : "layers"} ${ranges(g.layers)}: `), g.summary));
+  if (plan.shown < plan.count) items.push(el("li", {}, `(the first ${plan.shown} of ${plan.count} layers)`));
+  list.replaceChildren(...items);
+}
+
+function showPairs(spec, ctx) {
+  const rows = pairTable(spec, ctx);
+  const done = rows.filter((r) => r.turns_trained !== null && r.turns_trained >= 1).length;
+  const moved = rows.filter((r) => r.moved).length;
+  const still = rows.filter((r) => r.inv_freq === 0).length;
+  const parts = [`Training context ${tokens(ctx.trained)} tokens (${ctx.source.trained || "not stated"}); maximum context ` +
+    `${tokens(ctx.maximum)} (${ctx.source.maximum || "not stated"}).`];
+  if (ctx.trained) {
+    parts.push(`${done} of ${rows.length} pairs complete a full turn within the training context; ` +
+      `the other ${rows.length - done - still} see only an arc of their circle in training.`);
+  }
+  parts.push(spec.scaling === "default" ? "No scaling: every pair turns at b^(−2i/d)."
+    : `The ${spec.scaling} scaling moved ${moved} of ${rows.length} pairs (ratio ≠ 1).`);
+  if (still) parts.push(`${still} pairs do not turn at all (proportional RoPE).`);
+  $("mc-pairs-summary").textContent = parts.join(" ");
+  const head = el("tr", {}, ...["pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain", "turns in training", "turns at max"]
+    .map((h) => el("th", { scope: "col" }, h)));
+  const body = rows.map((r) => el("tr", r.moved ? { class: "mc-moved" } : {},
+    el("th", { scope: "row" }, String(r.pair)), el("td", {}, num(r.inv_freq)), el("td", {}, num(r.wavelength)),
+    el("td", {}, r.moved ? num(r.ratio) : "1"),
+    el("td", {}, r.turns_trained === null ? "–" : num(r.turns_trained) + (r.turns_trained < 1 ? " (arc)" : "")),
+    el("td", {}, num(r.turns_max))));
+  $("mc-pairs").replaceChildren(el("caption", {}, "Every rotated pair of this layer"), el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+setup();
