@@ -104,3 +104,59 @@ def test_figures_work_live(notebook, front_end, jupyter, browser):
     finally:
         context.close()
         figure_driver.shutdown_kernels(jupyter.url)
+
+
+# --- the chapter sources' MyST, rendered by jupyterlab-myst (`make lab`) -----------------------
+
+MYST_SOURCE = (":::{", "```{", "{cite}", "{prf:ref}", "{doc}", "{ref}", "{eq}", "(label)=")
+
+
+def _myst_cells(notebook: Path) -> dict[str, int]:
+    """The index of the first Markdown cell holding each kind of MyST construct the book uses."""
+    kinds = {"theorem": "{prf:theorem}", "exercise": "{exercise}", "citation": "{cite}", "reference": "{prf:ref}"}
+    found: dict[str, int] = {}
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    for i, cell in enumerate(cells):
+        text = "".join(cell["source"])
+        for kind, marker in kinds.items():
+            if cell["cell_type"] == "markdown" and marker in text:
+                found.setdefault(kind, i)
+    return found
+
+
+def test_lab_renders_the_chapters_myst(jupyter, browser):
+    """`make lab` opens the chapter sources: jupyterlab-myst must render their theorems, proofs,
+    exercises (solutions folded), citations and references, leaving no MyST source as text."""
+    notebook = ROOT / "notebooks" / "04_relative_proof.ipynb"
+    cells = _myst_cells(notebook)
+    assert set(cells) == {"theorem", "exercise", "citation", "reference"}, cells
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{jupyter.url}/{figure_driver.FRONT_ENDS['lab'].format(name=notebook.name)}")
+        page.wait_for_function("(n) => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                               " && window.jupyterapp.shell.currentWidget.content"
+                               " && window.jupyterapp.shell.currentWidget.content.widgets.length > n",
+                               arg=max(cells.values()), timeout=60_000)
+        for kind, index in cells.items():
+            # JupyterLab renders only the cells near the view: bring each one there first
+            page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.scrollToItem(i, 'center')", index)
+            page.wait_for_function(
+                "(i) => { const n = window.jupyterapp.shell.currentWidget.content.widgets[i].node;"
+                " return n.querySelector('.myst') !== null; }",
+                arg=index, timeout=30_000)
+            shown = page.evaluate(
+                "(i) => { const n = window.jupyterapp.shell.currentWidget.content.widgets[i].node"
+                ".querySelector('.myst').parentElement; return {text: n.innerText,"
+                " proofs: n.querySelectorAll('.myst-proof').length,"
+                " links: n.querySelectorAll('a[href^=\"#\"]').length}; }", index)
+            leftovers = [m for m in MYST_SOURCE if m in shown["text"]]
+            assert not leftovers, f"{kind} cell {index} shows MyST source {leftovers}: {shown['text'][:300]}"
+            if kind == "theorem":
+                assert shown["proofs"] >= 2, f"theorem and proof not rendered as blocks: {shown}"
+            if kind == "exercise":
+                assert "Exercise" in shown["text"] and "Solution" in shown["text"], shown["text"][:300]
+            if kind == "reference":
+                assert shown["links"] >= 1, f"{{prf:ref}} did not become a link: {shown['text'][:300]}"
+    finally:
+        context.close()
