@@ -8,11 +8,14 @@ from . import plots, scaling
 from .attention import attention, attention_scores, causal_mask, softmax
 from .decay import (
     expected_score,
+    max_context,
+    min_base,
     pair_products,
     pair_score,
     partial_sums,
     relative_upper_bound,
     score_upper_bound,
+    similarity_advantage,
     wavelengths,
 )
 from .llama import (
@@ -148,11 +151,14 @@ __all__ = [
     "rms_norm",
     "split_heads",
     "expected_score",
+    "max_context",
+    "min_base",
     "pair_products",
     "pair_score",
     "partial_sums",
     "relative_upper_bound",
     "score_upper_bound",
+    "similarity_advantage",
     "wavelengths",
     "LAYOUTS",
     "plots",

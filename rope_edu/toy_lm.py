@@ -1,4 +1,4 @@
-"""A tiny causal transformer for chapter 11's length-generalisation experiment (torch, CPU-sized).
+"""A tiny causal transformer for chapter 13's length-generalisation experiment (torch, CPU-sized).
 
 Five ways of giving it positions, one entry each in :data:`POSITION_SCHEMES`:
 
@@ -8,7 +8,9 @@ Five ways of giving it positions, one entry each in :data:`POSITION_SCHEMES`:
   never seen in training keep their random initialisation);
 * ``"alibi"``: the linear bias :math:`-m_h (i - j)` on the attention logits
   (:func:`rope_edu.alibi_slopes`);
-* ``"rope"``: queries and keys rotated by :func:`rope_edu.torch_rope.apply_rope`.
+* ``"rope"``: queries and keys rotated by :func:`rope_edu.torch_rope.apply_rope`; with
+  ``rope_fraction=p < 1`` only the fastest ``p`` of each head's pairs rotate and the slower ones keep
+  frequency 0 (p-RoPE, Barbero et al. 2024; :func:`rotating_pairs`).
 
 and three synthetic tasks in :data:`TASKS`, all of which need positions:
 
@@ -19,7 +21,9 @@ and three synthetic tasks in :data:`TASKS`, all of which need positions:
   token (an offset of ``m = length // 2``, which doubles when the length does).
 
 :func:`train_and_evaluate` trains one model and measures next-token accuracy at several sequence
-lengths; ``scripts/length_generalisation.py`` runs the grid of schemes x seeds x tasks.
+lengths (and, with ``freeze_at_eval``, with chosen pairs stopped at evaluation);
+``scripts/length_generalisation.py`` runs the grid of schemes x seeds x tasks, and
+``scripts/p_rope_experiment.py`` RoPE against p-RoPE (chapter 5).
 This module imports torch; ``import rope_edu`` does not import it.
 """
 
@@ -30,7 +34,7 @@ import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -38,15 +42,18 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import torch_rope
-from ._checks import check_choice, check_int
+from ._checks import check_choice, check_int, check_real
 from .alibi import alibi_slopes
 from .encodings import sinusoidal_encoding
+from .rope import frequencies
 
-__all__ = ["POSITION_SCHEMES", "RESULTS_PATH", "TASKS", "ToyConfig", "TinyLM", "config_dict", "load_results",
-           "make_batch", "summarise", "train_and_evaluate"]
+__all__ = ["POSITION_SCHEMES", "P_ROPE_RESULTS_PATH", "RESULTS_PATH", "TASKS", "ToyConfig", "TinyLM", "config_dict",
+           "load_results", "make_batch", "rotating_pairs", "summarise", "train_and_evaluate"]
 
 #: The cached results of ``scripts/length_generalisation.py`` (shipped with the package).
 RESULTS_PATH = Path(__file__).with_name("data") / "length_generalisation.json"
+#: The cached results of ``scripts/p_rope_experiment.py`` (RoPE against p-RoPE, chapter 5).
+P_ROPE_RESULTS_PATH = Path(__file__).with_name("data") / "p_rope.json"
 
 POSITION_SCHEMES: tuple[str, ...] = ("nope", "sinusoidal", "learned", "alibi", "rope")
 
@@ -129,23 +136,67 @@ class ToyConfig:
         return max(self.train_len, *self.eval_lens)
 
 
+def rotating_pairs(head_dim: int, rope_fraction: float) -> int:
+    """How many of a head's ``head_dim // 2`` pairs rotate under p-RoPE with ``p = rope_fraction``.
+
+    Parameters
+    ----------
+    head_dim : int
+        Size of a query/key head (even).
+    rope_fraction : float
+        Fraction ``p`` of the pairs that keep their frequency, in [0, 1]: the fastest ones,
+        :math:`\\theta_i = b^{-2i/d}` for :math:`i < p\\,d/2` (rounded to the nearest pair).
+
+    Returns
+    -------
+    int
+        ``round(rope_fraction * head_dim / 2)``: 0 is NoPE, ``head_dim // 2`` is RoPE.
+    """
+    head_dim = check_int(head_dim, "head_dim", 2)
+    if head_dim % 2:
+        raise ValueError(f"head_dim must be even, got {head_dim}")
+    p = check_real(rope_fraction, "rope_fraction")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"rope_fraction must be in [0, 1], got {rope_fraction}")
+    return int(round(p * head_dim / 2))
+
+
+def _check_frozen(frozen: Sequence[int], head_dim: int, name: str) -> tuple[int, ...]:
+    pairs = tuple(check_int(i, name, 0) for i in frozen)
+    if any(i >= head_dim // 2 for i in pairs):
+        raise ValueError(f"{name} must hold pair indices below head_dim // 2 = {head_dim // 2}, got {pairs}")
+    return pairs
+
+
 class _Block(nn.Module):
-    def __init__(self, cfg: ToyConfig, scheme: str) -> None:
+    def __init__(self, cfg: ToyConfig, scheme: str, rope_fraction: float = 1.0) -> None:
         super().__init__()
         self.scheme, self.h = scheme, cfg.n_heads
         self.dh = cfg.d_model // cfg.n_heads
+        # None: every pair at RoPE's own frequencies (the cached experiment's exact code path)
+        self.inv_freq: torch.Tensor | None = None
+        kept = rotating_pairs(self.dh, rope_fraction)
+        if kept < self.dh // 2:
+            self.set_frozen(range(kept, self.dh // 2))
         self.ln1, self.ln2 = nn.LayerNorm(cfg.d_model), nn.LayerNorm(cfg.d_model)
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
         self.out = nn.Linear(cfg.d_model, cfg.d_model)
         self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
         self.register_buffer("slopes", torch.tensor(alibi_slopes(cfg.n_heads), dtype=torch.float32), persistent=False)
 
+    def set_frozen(self, pairs: Iterable[int]) -> None:
+        """Give the listed pairs frequency 0 (they stop rotating); the others keep RoPE's."""
+        freqs = frequencies(self.dh, 10000.0)
+        freqs[list(pairs)] = 0.0
+        self.inv_freq = torch.tensor(freqs, dtype=torch.float32)
+
     def attend(self, x: torch.Tensor) -> torch.Tensor:
         b, n, _ = x.shape
         q, k, v = self.qkv(x).view(b, n, 3, self.h, self.dh).permute(2, 0, 3, 1, 4)  # each (b, h, n, dh)
         pos = torch.arange(n)
         if self.scheme == "rope":
-            q, k = torch_rope.apply_rope(q, pos), torch_rope.apply_rope(k, pos)
+            q = torch_rope.apply_rope(q, pos, inv_freq=self.inv_freq)
+            k = torch_rope.apply_rope(k, pos, inv_freq=self.inv_freq)
         logits = q @ k.transpose(-1, -2) / math.sqrt(self.dh)
         dist = (pos[:, None] - pos[None, :]).float()  # i - j
         if self.scheme == "alibi":
@@ -160,11 +211,18 @@ class _Block(nn.Module):
 
 
 class TinyLM(nn.Module):
-    """Pre-LayerNorm causal transformer with one position scheme of :data:`POSITION_SCHEMES`."""
+    """Pre-LayerNorm causal transformer with one position scheme of :data:`POSITION_SCHEMES`.
 
-    def __init__(self, cfg: ToyConfig, scheme: str) -> None:
+    ``rope_fraction`` (scheme ``"rope"`` only) is p-RoPE's ``p``: the fraction of each head's pairs
+    that rotate, the fastest ones (:func:`rotating_pairs`); 1 is RoPE.
+    """
+
+    def __init__(self, cfg: ToyConfig, scheme: str, rope_fraction: float = 1.0) -> None:
         super().__init__()
         self.scheme = check_choice(scheme, POSITION_SCHEMES, "scheme")
+        rotating_pairs(cfg.d_model // cfg.n_heads, rope_fraction)  # validates it
+        if rope_fraction != 1.0 and scheme != "rope":
+            raise ValueError(f"rope_fraction applies to scheme 'rope' only, got scheme {scheme!r}")
         self.embed = nn.Embedding(cfg.vocab, cfg.d_model)
         if scheme == "learned":
             self.pos = nn.Embedding(cfg.max_len, cfg.d_model)
@@ -172,7 +230,7 @@ class TinyLM(nn.Module):
         if scheme == "sinusoidal":
             table = sinusoidal_encoding(cfg.max_len, cfg.d_model)
             self.register_buffer("table", torch.tensor(table, dtype=torch.float32), persistent=False)
-        self.blocks = nn.ModuleList(_Block(cfg, scheme) for _ in range(cfg.n_layers))
+        self.blocks = nn.ModuleList(_Block(cfg, scheme, rope_fraction) for _ in range(cfg.n_layers))
         self.ln = nn.LayerNorm(cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab)
 
@@ -207,20 +265,42 @@ def _accuracy(model: TinyLM, cfg: ToyConfig, length: int, seed: int) -> tuple[fl
     return correct / max(total, 1), (new_correct / new_total if new_total else float("nan"))
 
 
-def train_and_evaluate(cfg: ToyConfig, scheme: str, seed: int) -> dict:
+def train_and_evaluate(cfg: ToyConfig, scheme: str, seed: int, *, rope_fraction: float = 1.0,
+                       freeze_at_eval: Mapping[str, Sequence[int]] | None = None) -> dict:
     """Train one :class:`TinyLM` on ``cfg.task`` at ``cfg.train_len`` and test it at ``cfg.eval_lens``.
+
+    Parameters
+    ----------
+    cfg : ToyConfig
+    scheme : str
+        Key of :data:`POSITION_SCHEMES`.
+    seed : int
+        Seeds the initialisation and the training batches.
+    rope_fraction : float, default 1.0
+        p-RoPE's ``p`` for scheme ``"rope"`` (see :class:`TinyLM`).
+    freeze_at_eval : mapping of str to sequence of int, optional
+        Scheme ``"rope"`` only. For each name, the trained model is evaluated once more with those
+        pairs (indices into a head's ``head_dim // 2`` pairs) given frequency 0 in every layer: a
+        probe of what the model uses them for. The model itself is not changed.
 
     Returns
     -------
     dict
         ``{"scheme", "seed", "accuracy": {length: fraction correct}, "accuracy_new_positions": {length:
         fraction correct at positions >= train_len}, "final_loss", "seconds", "cpu_seconds"}``; accuracy
-        is over the scored positions of ``cfg.eval_batches`` fresh batches per length.
+        is over the scored positions of ``cfg.eval_batches`` fresh batches per length. With
+        ``rope_fraction`` other than 1 also ``"rope_fraction"``, and with ``freeze_at_eval``
+        ``"accuracy_frozen": {name: {length: fraction correct}}``.
     """
     scheme = check_choice(scheme, POSITION_SCHEMES, "scheme")
     seed = check_int(seed, "seed", 0)
+    head_dim = cfg.d_model // cfg.n_heads
+    probes = {str(name): _check_frozen(pairs, head_dim, f"freeze_at_eval[{name!r}]")
+              for name, pairs in (freeze_at_eval or {}).items()}
+    if probes and scheme != "rope":
+        raise ValueError(f"freeze_at_eval applies to scheme 'rope' only, got scheme {scheme!r}")
     torch.manual_seed(seed)
-    model = TinyLM(cfg, scheme)
+    model = TinyLM(cfg, scheme, rope_fraction)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0, foreach=True)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=cfg.steps, pct_start=0.1)
     gen = torch.Generator().manual_seed(seed)
@@ -238,10 +318,23 @@ def train_and_evaluate(cfg: ToyConfig, scheme: str, seed: int) -> dict:
     acc, new = {}, {}
     for n in cfg.eval_lens:
         acc[int(n)], new[int(n)] = _accuracy(model, cfg, int(n), seed)
-    return {"scheme": scheme, "seed": seed, "accuracy": acc,
-            "accuracy_new_positions": {n: a for n, a in new.items() if n > cfg.train_len},
-            "final_loss": float(loss.detach()), "seconds": time.perf_counter() - start,
-            "cpu_seconds": time.process_time() - cpu_start}
+    run = {"scheme": scheme, "seed": seed, "accuracy": acc,
+           "accuracy_new_positions": {n: a for n, a in new.items() if n > cfg.train_len},
+           "final_loss": float(loss.detach())}
+    if rope_fraction != 1.0:
+        run["rope_fraction"] = float(rope_fraction)
+    if probes:
+        trained = [block.inv_freq for block in model.blocks]
+        run["accuracy_frozen"] = {}
+        for name, pairs in probes.items():
+            frozen = set(pairs) | set(range(rotating_pairs(head_dim, rope_fraction), head_dim // 2))
+            for block in model.blocks:
+                block.set_frozen(sorted(frozen))
+            run["accuracy_frozen"][name] = {int(n): _accuracy(model, cfg, int(n), seed)[0] for n in cfg.eval_lens}
+        for block, inv_freq in zip(model.blocks, trained):
+            block.inv_freq = inv_freq
+    run.update(seconds=time.perf_counter() - start, cpu_seconds=time.process_time() - cpu_start)
+    return run
 
 
 def config_dict(cfg: ToyConfig) -> dict:

@@ -1,0 +1,95 @@
+// Chapter 5: the base bounds the context. Left: the wavelengths λ_i = 2π·b^(2i/d) of the d/2 pairs
+// against the context L (pairs with λ_i ≤ L turn at least once within it). Right: contexts against
+// bases; for every base on the slider the band up to rope_edu.max_context (where Men et al.'s
+// Σ_i cos δθ_i ≥ 0 first fails) is shaded, computed in Python and sent in fig.data. Released models
+// that rotate whole heads of the chosen size sit at (trained context, base), hollow at the
+// context they are released for.
+
+function shortName(name) {
+  return name.replace(/ \d+(\.\d+)?[BM]\b/, "").replace(" mini 128K", "-3 mini").replace("Phi-3-3", "Phi-3")
+    .replace(", local layers", " local").replace(", global layers", " global").replace(" v0.1", "");
+}
+
+function draw(fig) {
+  const d = Number(fig.state.head_dim);
+  const k = Math.round((fig.state.log10_base - 3) / 0.1);
+  const L = Math.pow(2, Math.round(fig.state.log2_context));
+  const { bases, reach, models } = fig.data;
+  const b = bases[k];
+  const reaches = reach[String(d)];
+  const svg = fig.svg;
+
+  // left: wavelengths against the context
+  const pairs = d / 2;
+  const lam = [];
+  let turning = 0;
+  for (let i = 0; i < pairs; i++) {
+    lam.push(2 * Math.PI * Math.pow(b, (2 * i) / d));
+    if (lam[i] <= L) turning++;
+  }
+  const left = plot(svg, { x: 62, y: 34, w: 230, h: 286 }, {
+    x: [-1, pairs], y: [1, 1e9], ylog: true, xlabel: "pair index i", ylabel: "wavelength λᵢ (tokens, log)",
+    title: `d = ${d}, b = ${fmt(b, 0)}`,
+  });
+  el("line", { x1: left.box.x, x2: left.box.x + left.box.w, y1: left.sy(L), y2: left.sy(L), stroke: COLORS.black,
+    "stroke-width": 1.5, "stroke-dasharray": "5 3" }, left.g);
+  text(left.g, left.box.x + 4, left.sy(L) - 5, `L = ${fmt(L, 0)}`, { class: "legend-label" });
+  lam.forEach((l, i) => {
+    el("circle", { cx: left.sx(i), cy: left.sy(l), r: pairs > 64 ? 1.8 : 2.6, fill: l <= L ? COLORS.q : COLORS.orange }, left.g);
+  });
+
+  // right: the plane of contexts and bases
+  const xr = [128, 3.4e7], yr = [1e3, 1e8];
+  const right = plot(svg, { x: 392, y: 34, w: 340, h: 286 }, {
+    x: xr, y: yr, xlog: true, ylog: true, xlabel: "context L (tokens, log)", ylabel: "base b (log)",
+    title: `Men et al.'s criterion, d = ${d}`, ylabelOffset: 44,
+  });
+  const half = Math.pow(10, 0.05);
+  bases.forEach((bk, j) => {
+    const x1 = right.sx(Math.min(reaches[j], xr[1]));
+    const y0 = right.sy(bk * half), y1 = right.sy(bk / half);
+    if (x1 > right.box.x) {
+      el("rect", { x: right.box.x, y: y0, width: x1 - right.box.x, height: y1 - y0, fill: COLORS.sky, "fill-opacity": 0.45 }, right.g);
+    }
+  });
+  const shown = models.filter((m) => m.head_dim === d);
+  const spots = new Map();
+  shown.forEach((m) => {
+    const key = `${m.trained}|${m.base}`;
+    spots.set(key, (spots.get(key) ? spots.get(key) + ", " : "") + shortName(m.name));
+    if (m.released) {
+      el("line", { x1: right.sx(m.trained), x2: right.sx(Math.min(m.released, xr[1])), y1: right.sy(m.base), y2: right.sy(m.base),
+        stroke: COLORS.black, "stroke-width": 1, "stroke-dasharray": "2 2" }, right.g);
+      el("circle", { cx: right.sx(m.released), cy: right.sy(m.base), r: 3.5, fill: "white", stroke: COLORS.black,
+        "stroke-width": 1.2 }, right.g);
+    }
+    el("circle", { cx: right.sx(m.trained), cy: right.sy(m.base), r: 3.5, fill: COLORS.black }, right.g);
+  });
+  let n = 0;
+  const key = [];
+  for (const [spot, label] of spots) {
+    const [t, base] = spot.split("|").map(Number);
+    n++;
+    key.push(`${n}: ${label}`);
+    text(right.g, right.sx(t) - 4, right.sy(base) - 6, String(n), { class: "legend-label", "text-anchor": "end" });
+  }
+  const ok = L <= reaches[k];
+  el("circle", { cx: right.sx(L), cy: right.sy(b), r: 7, fill: ok ? COLORS.v : COLORS.k, stroke: COLORS.black,
+    "stroke-width": 1.5, "fill-opacity": 0.85 }, right.g);
+
+  legend(svg, 62, 364, [["λᵢ ≤ L: at least one turn within L", COLORS.q], ["λᵢ > L: less than one turn", COLORS.orange]]);
+  legend(svg, 392, 364, [["criterion holds (per base, up to its first failure)", COLORS.sky],
+    ["released model: trained / released context", COLORS.black, true]]);
+
+  fig.readout("base", "base b", b, b >= 1e6 ? 2 : 0);
+  fig.readout("context", "context L", L, 0, "tokens");
+  fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
+  fig.readout("critical", "critical dimension", 2 * turning, 0, `of ${d}`);
+  fig.readout("reach", "criterion holds up to", reaches[k], 0, "tokens");
+  fig.readout("ratio", "that ÷ L", reaches[k] / L, 3);
+  if (key.length) fig.note(`Models (dots: trained context, or a sliding window; rings: released context): ${key.join("; ")}.`);
+  fig.note(`The marker is (L, b): green where the criterion holds at every distance below L, vermillion where it fails. ` +
+    `Only models that rotate every coordinate of a ${d}-dimensional head are drawn; partial rotary and MLA never fail it.`);
+}
+
+export default figure(draw, { width: 760, height: 400 });
