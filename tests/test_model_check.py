@@ -263,7 +263,8 @@ COHERE2 = {"model_type": "cohere2", "hidden_size": 4096, "num_attention_heads": 
            "max_position_embeddings": 8192}
 RULES = [
     ("published", "Llama 3.1 8B", None),            # whole head, half-split pairs, llama3 scaling
-    ("published", "Gemma 3 4B, global layers", 5),   # local/global bases by layer type, linear scaling
+    ("published", "Gemma 3 4B, global layers", None),  # local/global bases by layer type, linear scaling
+    ("published", "Gemma 3 4B, local layers", 5),    # ... and another layer picked in the list
     ("published", "SmolLM3 3B", 3),                  # a NoPE layer
     ("published", "DeepSeek-V3", None),              # MLA: trailing rotary part, YaRN, softmax scale
     ("published", "Phi-3 mini 128K", None),          # LongRoPE, top-level original length
@@ -373,6 +374,9 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
             config, name = what, what["model_type"]
             shown = _check(mc_page, config, layer=layer)
         select = {"layer": layer} if layer is not None else ({} if kind == "pasted" else dict(p.select))
+        if "layer_type" in select:  # the page opens a published model at the first layer of its type
+            select = {"layer": next(i for i in range(_layers(config)) if M.rope_spec(_json(config), layer=i)
+                                    .layer_type == select["layer_type"])}
         spec = M.rope_spec(_json(config), **select)
         assert shown["error"] is None and shown["output"], (name, shown["error"])
         assert _same_text(shown["describe"], spec.describe()), (name, shown["describe"], spec.describe())

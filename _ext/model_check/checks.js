@@ -37,8 +37,8 @@ export function layerSummary(spec) {
 }
 
 /**
- * Every layer's RoPE, grouped: {count, shown, groups: [{layers, summary}], differ} or null without a
- * layer count. A layer rope_spec refuses is grouped under its message.
+ * Every layer's RoPE, grouped: {count, shown, types (each layer's type), groups: [{layers, summary}], differ},
+ * or null without a layer count. A layer rope_spec refuses is grouped under its message.
  */
 export function layerPlan(reg, config) {
   const { data, family } = familyOf(reg, config);
@@ -46,10 +46,14 @@ export function layerPlan(reg, config) {
   if (!n) return null;
   const groups = new Map();
   const shown = Math.min(n, MAX_LAYERS);
+  const types = [];
   for (let i = 0; i < shown; i++) {
     let summary;
+    types.push(null);
     try {
-      summary = layerSummary(ropeSpec(reg, config, { layer: i }));
+      const spec = ropeSpec(reg, config, { layer: i });
+      types[i] = spec.layer_type;
+      summary = layerSummary(spec);
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
       summary = `refused: ${err.message}`;
@@ -58,7 +62,7 @@ export function layerPlan(reg, config) {
     groups.get(summary).push(i);
   }
   const list = [...groups].map(([summary, layers]) => ({ layers, summary }));
-  return { count: n, shown, groups: list, differ: list.length > 1 };
+  return { count: n, shown, types, groups: list, differ: list.length > 1 };
 }
 
 /** The training and maximum context of a model: from its published entry, else from its config. */
@@ -78,7 +82,11 @@ export function contexts(data, spec, published = null) {
   return { trained, maximum: Math.max(maximum ?? 0, trained ?? 0) || null, source };
 }
 
-/** The frequency of every pair, with its wavelength, turns over both contexts and whether scaling moved it. */
+/**
+ * The frequency of every pair, with its wavelength, whether scaling moved it, its turns over the training
+ * context at its unscaled frequency (what pre-training saw: r_i = L θ_i / 2π, as YaRN and Llama 3.1 count
+ * them) and its turns over the maximum context at the frequency the model uses.
+ */
 export function pairTable(spec, ctx) {
   const inv = spec.inv_freq();
   const plain = spec.plain_inv_freq();
@@ -90,7 +98,7 @@ export function pairTable(spec, ctx) {
       wavelength: theta === 0 ? Infinity : TWO_PI / theta,
       ratio,
       moved: Math.abs(ratio - 1) > 1e-12,
-      turns_trained: ctx.trained ? ctx.trained * theta / TWO_PI : null,
+      turns_trained: ctx.trained ? ctx.trained * plain[i] / TWO_PI : null,
       turns_max: ctx.maximum ? ctx.maximum * theta / TWO_PI : null,
     };
   });

@@ -61,9 +61,7 @@ function parse(text) {
 /** Options of the layer picker, or [] where every layer is the same. */
 function layerOptions(config, plan) {
   if (plan && plan.differ) {
-    const { data } = familyOf(registry, config);
-    const types = Array.isArray(data.layer_types) ? data.layer_types : null;
-    return Array.from({ length: plan.shown }, (_, i) => ({ value: `layer:${i}`, label: `layer ${i}` + (types ? ` (${types[i]})` : "") }));
+    return plan.types.map((t, i) => ({ value: `layer:${i}`, label: `layer ${i}` + (t ? ` (${t})` : ""), type: t }));
   }
   if (plan) return [];
   try {
@@ -73,7 +71,7 @@ function layerOptions(config, plan) {
     if (!(err instanceof SpecError) || !/layer_type is required/.test(err.message)) return [];
     const { family } = familyOf(registry, config);
     const types = [...new Set([...(family.rope_types || []), ...registry.local_global])];
-    return types.map((t) => ({ value: `type:${t}`, label: t }));
+    return types.map((t) => ({ value: `type:${t}`, label: t, type: t }));
   }
 }
 
@@ -85,8 +83,7 @@ function fillLayers(options, select) {
   if (!options.length) return;
   let want = before;
   if (select && Number.isInteger(select.layer)) want = `layer:${select.layer}`;
-  else if (select && select.layer_type) want = options.find((o) => o.value === `type:${select.layer_type}`)?.value
-    ?? options.find((o) => o.label.includes(`(${select.layer_type})`))?.value;
+  else if (select && select.layer_type) want = options.find((o) => o.type === select.layer_type)?.value;
   picker.value = options.some((o) => o.value === want) ? want : options[0].value;
 }
 
@@ -186,14 +183,14 @@ function showPairs(spec, ctx) {
   const parts = [`Training context ${tokens(ctx.trained)} tokens (${ctx.source.trained || "not stated"}); maximum context ` +
     `${tokens(ctx.maximum)} (${ctx.source.maximum || "not stated"}).`];
   if (ctx.trained) {
-    parts.push(`${done} of ${rows.length} pairs complete a full turn within the training context; ` +
-      `the other ${rows.length - done - still} see only an arc of their circle in training.`);
+    parts.push(`${done} of ${rows.length} pairs complete a full turn within the training context (at their unscaled ` +
+      `frequency, as in pre-training); the other ${rows.length - done - still} see only an arc of their circle in training.`);
   }
   parts.push(spec.scaling === "default" ? "No scaling: every pair turns at b^(−2i/d)."
     : `The ${spec.scaling} scaling moved ${moved} of ${rows.length} pairs (ratio ≠ 1).`);
   if (still) parts.push(`${still} pairs do not turn at all (proportional RoPE).`);
   $("mc-pairs-summary").textContent = parts.join(" ");
-  const head = el("tr", {}, ...["pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain", "turns in training", "turns at max"]
+  const head = el("tr", {}, ...["pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain", "turns in training (unscaled)", "turns at max"]
     .map((h) => el("th", { scope: "col" }, h)));
   const body = rows.map((r) => el("tr", r.moved ? { class: "mc-moved" } : {},
     el("th", { scope: "row" }, String(r.pair)), el("td", {}, num(r.inv_freq)), el("td", {}, num(r.wavelength)),
