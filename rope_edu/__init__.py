@@ -68,6 +68,7 @@ from .encodings import (
 from .rope import LAYOUTS, apply_rope, frequencies, layout_permutation, rope_angles, rotation_matrix
 from . import models
 from .models import RopeSpec, rope_spec
+from . import spec_export
 from . import alibi, multidim, relative
 from .alibi import alibi_bias, alibi_slopes
 from .multidim import (
@@ -175,6 +176,7 @@ __all__ = [
     "models",
     "RopeSpec",
     "rope_spec",
+    "spec_export",
     "alibi",
     "multidim",
     "relative",

@@ -119,6 +119,9 @@ def callable_names(data: Mapping[str, Any] | None = None) -> list[str]:
                 walk(v)
 
     data = registry() if data is None else data
+    if not isinstance(data, Mapping) or not isinstance(data.get("scalings"), Mapping):
+        raise TypeError(f"data must be the dict registry() returns (with its 'scalings'), got {type(data).__name__}"
+                        + ("" if not isinstance(data, Mapping) else f" with keys {sorted(data)}"))
     walk(data)
     found.update(reader for _, reader in data["scalings"].values())
     return sorted(found)

@@ -3,7 +3,7 @@
 // writes one result per case (the spec's fields and frequencies, or the error) as JSON on stdout.
 import { readFileSync } from "node:fs";
 import { ropeSpec, CALLABLES, SpecError } from "../_ext/model_check/rope_spec.js";
-import { warnings, layerPlan } from "../_ext/model_check/checks.js";
+import { headSource, layerPlan, warnings } from "../_ext/model_check/checks.js";
 
 const input = JSON.parse(readFileSync(0, "utf8"));
 const reg = input.registry;
@@ -16,7 +16,10 @@ const results = input.cases.map(({ config: index, select, seq_len: seqLen, analy
     out.inv_freq = spec.uses_rope ? spec.inv_freq() : null;
     out.inv_freq_long = spec.uses_rope && seqLen ? spec.inv_freq(seqLen) : null;
     out.describe = spec.describe();
-    if (analyse) return { spec: out, analysis: { warnings: warnings(reg, config, spec), plan: layerPlan(reg, config) } };
+    if (analyse) {
+      const analysis = { warnings: warnings(reg, config, spec), plan: layerPlan(reg, config), head: headSource(reg, config, spec) };
+      return { spec: out, analysis };
+    }
     return { spec: out };
   } catch (err) {
     if (!(err instanceof SpecError)) return { crash: String(err && err.stack || err) };

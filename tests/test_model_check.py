@@ -221,6 +221,20 @@ def test_registry_is_json_and_names_only_implemented_callables():
     assert set(data["families"]) == set(M.FAMILIES)
 
 
+def test_registry_refuses_what_it_cannot_export(monkeypatch):
+    """A callable in the registry must be a named function of rope_edu.models (the interpreter implements
+    it by that name); callable_names checks what it is given."""
+    row = M.FAMILIES["llama"]
+    monkeypatch.setitem(M.FAMILIES, "llama", M.Family(**{**row.__dict__, "extra": lambda cfg, parts: {}}))
+    with pytest.raises(ValueError, match="named function of rope_edu.models"):
+        registry()
+    monkeypatch.setitem(M.FAMILIES, "llama", M.Family(**{**row.__dict__, "default_theta": float("inf")}))
+    with pytest.raises(ValueError, match="default_theta"):
+        registry()
+    with pytest.raises(TypeError, match="data"):
+        callable_names({"families": {}})
+
+
 def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
     """Same spec (or the same refusal) from Python and JavaScript for every case."""
     configs, cases = sweep_configs()
@@ -235,6 +249,8 @@ def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
             problems.append(f"{case['name']} {case['select']}: {d}")
         if case["analyse"] and "crash" not in js:
             problems += [f"{case['name']}: layer plan: {d}" for d in plan_differences(configs[case["config"]], js)]
+            if "spec" in py and not js["analysis"]["head"].startswith(f"head_dim {py['spec']['head_dim']} "):
+                problems.append(f"{case['name']}: head_dim source {js['analysis']['head']!r}")
     assert not problems, f"{len(problems)} differences, e.g.:\n" + "\n".join(problems[:12])
     assert accepted > 0.6 * len(cases)
 
@@ -314,6 +330,7 @@ _READ_JS = """() => {
     warnings: [...document.querySelectorAll('#mc-warnings [data-warning]')].map(e => e.dataset.warning),
     output: shown('mc-output'),
     describe: document.getElementById('mc-describe').textContent,
+    head: document.getElementById('mc-head').textContent,
     plan: [...document.querySelectorAll('#mc-plan li')].map(e => e.textContent),
     rows: document.querySelectorAll('#mc-pairs tbody tr').length,
     moved: document.querySelectorAll('#mc-pairs tbody tr.mc-moved').length,
@@ -379,6 +396,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
                                     .layer_type == select["layer_type"])}
         spec = M.rope_spec(_json(config), **select)
         assert shown["error"] is None and shown["output"], (name, shown["error"])
+        assert shown["head"].startswith(f"head_dim {spec.head_dim} "), (name, shown["head"])
         assert _same_text(shown["describe"], spec.describe()), (name, shown["describe"], spec.describe())
         assert shown["rows"] == (spec.rotary_dim // 2 if spec.uses_rope else 0) or not spec.uses_rope, name
         if spec.uses_rope:

@@ -104,6 +104,32 @@ export function pairTable(spec, ctx) {
   });
 }
 
+/** Where the layer's head_dim comes from, in words (describe() names it only when a default is used). */
+export function headSource(reg, config, spec) {
+  const { data, family } = familyOf(reg, config);
+  if (!data || !family || !spec) return "";
+  const d = spec.head_dim;
+  if (family.rotary === "mla") {
+    return `head_dim ${d} = qk_nope_head_dim ${data.qk_nope_head_dim} + qk_rope_head_dim ${data.qk_rope_head_dim} ` +
+      "(multi-head latent attention: a head_dim field, where the config has one, is the rotary part only).";
+  }
+  const hidden = data.hidden_size ?? data.n_embd, heads = data.num_attention_heads ?? data.n_head;
+  const split = `hidden_size / num_attention_heads = ${hidden} / ${heads}`;
+  if (family.read || family.head === "split") return `head_dim ${d} = ${split}: this family's code always computes it so.`;
+  if (family.head !== "head_dim") return `head_dim ${d} is the config's ${family.head}.`;
+  const typed = family.type_head && spec.layer_type && family.type_head[spec.layer_type];
+  if (typed && !data.per_layer_config) {
+    return `head_dim ${d} is ${typed[0]}${data[typed[0]] === undefined ? " (the config class default)" : ""}: ` +
+      `${family.label}'s ${spec.layer_type} layers have heads of their own size.`;
+  }
+  if (Number.isInteger(data.head_dim) && data.head_dim === d) return `head_dim ${d} is stated in the config (head_dim).`;
+  if (d !== data.head_dim && data.per_layer_config) return `head_dim ${d} comes from per_layer_config for this layer.`;
+  if (!("head_dim" in data) && family.head_default !== null && family.head_default !== undefined) {
+    return `head_dim ${d} is the config class default: the config leaves head_dim out.`;
+  }
+  return `head_dim ${d} = ${split} (the config states no head_dim).`;
+}
+
 // --- the traps -------------------------------------------------------------------------------
 
 /** float64 -> the float32 inv_freq buffer -> bf16 (round to nearest even), as model.to(torch.bfloat16) does. */

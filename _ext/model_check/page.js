@@ -5,7 +5,7 @@
 
 import registry from "./registry.js";
 import { ropeSpec, familyOf, fmtG, SpecError } from "./rope_spec.js";
-import { contexts, layerCount, layerPlan, pairTable, ranges, warnings } from "./checks.js";
+import { contexts, headSource, layerPlan, pairTable, ranges, warnings } from "./checks.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...children) => {
@@ -143,6 +143,7 @@ function run(select, keepLayers) {
     return;
   }
   $("mc-describe").textContent = spec.describe();
+  $("mc-head").textContent = headSource(registry, config, spec);
   showPlan(plan);
   if (spec.uses_rope) {
     showPairs(spec, contexts(data, spec, state.published));
