@@ -472,3 +472,15 @@ def test_page_with_results_passes_axe(mc_page):
         _check(mc_page, text=config if isinstance(config, str) else json.dumps(config))
         serious = mc_page.evaluate(test_surfaces._AXE_JS, None)  # serious and critical violations
         assert not serious, serious
+
+
+def test_the_build_writes_the_package_rules(built_book):
+    """The page reads the rules of the package the book was built with: registry.js is registry_json(), and the
+    interpreter and the page's scripts are the files of _ext/model_check/."""
+    folder = built_book / "_static" / "model_check"
+    text = (folder / "registry.js").read_text(encoding="utf-8")
+    assert text.split("export default ", 1)[1].rstrip().rstrip(";") == registry_json()
+    for name in ("rope_spec.js", "checks.js", "page.js", "page.css"):
+        assert (folder / name).read_bytes() == (ROOT / "_ext" / "model_check" / name).read_bytes(), name
+    html = (built_book / PAGE).read_text(encoding="utf-8")
+    assert 'src="../_static/model_check/page.js"' in html and 'id="mc-config"' in html
