@@ -480,7 +480,7 @@ def test_the_build_writes_the_package_rules(built_book):
     folder = built_book / "_static" / "model_check"
     text = (folder / "registry.js").read_text(encoding="utf-8")
     assert text.split("export default ", 1)[1].rstrip().rstrip(";") == registry_json()
-    for name in ("rope_spec.js", "checks.js", "page.js", "page.css"):
+    for name in ("python.js", "scaling.js", "rope_spec.js", "checks.js", "page.js", "page.css"):
         assert (folder / name).read_bytes() == (ROOT / "_ext" / "model_check" / name).read_bytes(), name
     html = (built_book / PAGE).read_text(encoding="utf-8")
     assert 'src="../_static/model_check/page.js"' in html and 'id="mc-config"' in html
