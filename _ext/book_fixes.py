@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from pathlib import Path
@@ -47,9 +48,145 @@ STATIC = Path(__file__).with_name("book_static")
 # the loader; core and the font data come in as dependencies. A TeX command outside these packages
 # shows as a red error in the page (noundefined), which tests/test_surfaces.py looks for.
 MATHJAX_PATH = "mathjax/startup.js"
-MATHJAX_LOAD = ["input/tex-base", "[tex]/ams", "[tex]/newcommand", "[tex]/configmacros",
-                "[tex]/noundefined", "[tex]/boldsymbol", "output/chtml", "a11y/assistive-mml"]
-MATHJAX_PACKAGES = ["base", "ams", "newcommand", "configmacros", "noundefined", "boldsymbol"]
+# (no \newcommand or configured macros in the book: the newcommand and configmacros packages, 17 KB
+# on every first visit, are left out)
+MATHJAX_LOAD = ["input/tex-base", "[tex]/ams", "[tex]/noundefined", "[tex]/boldsymbol", "output/chtml",
+                "a11y/assistive-mml"]
+MATHJAX_PACKAGES = ["base", "ams", "noundefined", "boldsymbol"]
+
+# With the PyPI package quickjs installed (requirements.txt), each formula's TeX becomes MathML at build
+# time, by MathJax's own TeX input (the same files, run in QuickJS), and the browser loads MathJax's
+# MathML input (15 KB) instead of the TeX input and its packages (171 KB on every first visit). The
+# MathML keeps MathJax's TeX classes (data-mjx-texclass), so the formulas look as the TeX input
+# makes them; assistive MathML for screen readers is generated as before.
+MATHJAX_MML_LOAD = ["input/mml", "output/chtml", "a11y/assistive-mml"]
+MATHJAX_BUILD_LOAD = ["adaptors/liteDOM", "input/tex-base", "[tex]/ams", "[tex]/noundefined", "[tex]/boldsymbol"]
+
+
+class _MathML:
+    """TeX -> MathML with MathJax's TeX input in QuickJS; results kept between builds."""
+
+    context = None
+    originals: tuple = ()
+    cache: dict[str, str] = {}
+    cache_path: Path | None = None
+    dirty = False
+
+    @staticmethod
+    def available() -> bool:
+        try:
+            import quickjs  # noqa: F401
+        except ImportError:
+            return False
+        return (_MathML.mathjax_dir() / "startup.js").exists()
+
+    @staticmethod
+    def mathjax_dir() -> Path:
+        import importlib.util
+
+        spec = importlib.util.find_spec("sphinx-mathjax-offline")
+        roots = list(spec.submodule_search_locations or []) if spec else []
+        return Path(roots[0]) / "static" / "mathjax" if roots else Path("/nonexistent")
+
+    @classmethod
+    def open_cache(cls, path: Path) -> None:
+        import json
+
+        cls.cache_path = path
+        try:
+            cls.cache = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except ValueError:
+            cls.cache = {}
+
+    @classmethod
+    def save_cache(cls) -> None:
+        import json
+
+        if cls.dirty and cls.cache_path is not None:
+            cls.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            cls.cache_path.write_text(json.dumps(cls.cache, ensure_ascii=False), encoding="utf-8")
+            cls.dirty = False
+
+    @classmethod
+    def _start(cls):
+        import json
+
+        import quickjs
+
+        root = cls.mathjax_dir()
+        ctx = quickjs.Context()
+        ctx.add_callable("ropeRead", lambda path: Path(path).read_text(encoding="utf-8"))
+        config = {"loader": {"paths": {"mathjax": str(root)}, "load": MATHJAX_BUILD_LOAD},
+                  "tex": {"packages": MATHJAX_PACKAGES}, "startup": {"typeset": False}}
+        ctx.eval(f"globalThis.MathJax = {json.dumps(config)};"
+                 "MathJax.loader.require = (url) => { (0, eval)(ropeRead(url)); };")
+        ctx.eval((root / "startup.js").read_text(encoding="utf-8"))
+        for _ in range(10_000):
+            if not ctx.execute_pending_job():
+                break
+        if ctx.eval("typeof MathJax.tex2mml") != "function":
+            raise RuntimeError("MathJax's TeX input did not start in QuickJS")
+        ctx.eval("globalThis.ropeMML = (tex, display) => MathJax.tex2mml(tex, {display});")
+        cls.context = ctx
+
+    @classmethod
+    def convert(cls, tex: str, display: bool) -> str:
+        key = ("D" if display else "I") + tex
+        if key not in cls.cache:
+            if cls.context is None:
+                cls._start()
+            mml = cls.context.get("ropeMML")(tex, display)
+            if "<merror" in mml or 'mathcolor="red"' in mml:  # a TeX error, or an undefined macro (noundefined)
+                raise ValueError(f"MathJax cannot typeset this formula: {tex!r}")
+            mml = re.sub(r">\s+<", "><", mml.strip())
+            cls.cache[key] = mml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+            cls.dirty = True
+        return cls.cache[key]
+
+
+_MATH_BOX = re.compile(r'^(\s*<(span|div)[^>]*>)(.*?)(</\2>\s*)$', re.S)
+
+
+def _with_mathml(markup: str, display: bool, node) -> str:
+    """The formula box the MathJax visitor wrote, its TeX replaced by MathML (its number kept)."""
+    import html as html_lib
+
+    m = _MATH_BOX.match(markup)
+    if not m:
+        return markup
+    inner = m.group(3)
+    number = re.search(r'<span class="eqno">.*?</span>', inner, re.S)
+    tex = html_lib.unescape(re.sub(r"<[^>]+>", "", inner.replace(number.group(0), "") if number else inner)).strip()
+    for open_, close in (("\\(", "\\)"), ("\\[", "\\]")):
+        if tex.startswith(open_) and tex.endswith(close):
+            tex = tex[2:-2]
+    try:
+        mml = _MathML.convert(tex, display)
+    except Exception as exc:  # noqa: BLE001 - reported as a build warning (an error under -W)
+        logger.warning(f"formula not converted to MathML ({exc})", location=node)
+        return markup
+    return m.group(1) + (number.group(0) if number else "") + mml + m.group(4)
+
+
+def _visit_math_mml(self, node) -> None:
+    start = len(self.body)
+    try:
+        _MathML.originals[0][0](self, node)
+    except nodes.SkipNode:
+        pass
+    self.body[start:] = [_with_mathml("".join(self.body[start:]), False, node)]
+    raise nodes.SkipNode
+
+
+def _visit_displaymath_mml(self, node) -> None:
+    start = len(self.body)
+    try:
+        _MathML.originals[1][0](self, node)
+    except nodes.SkipNode:
+        pass
+    self.body[start:] = [_with_mathml("".join(self.body[start:]), True, node)]
+    raise nodes.SkipNode
+
 
 # KaTeX (npm package, installed by scripts/install_test_tools.sh) typesets the formulas instead of
 # MathJax when the Sphinx config value rope_math_renderer is "katex": 300 KB of script, style and
@@ -150,9 +287,21 @@ def _configure(app: Sphinx) -> None:
         app.config.mathjax_path = MATHJAX_PATH
         config = app.config.mathjax3_config = dict(app.config.mathjax3_config or {})
         loader = config.setdefault("loader", {})
-        loader["load"] = sorted(set(loader.get("load", [])) | set(MATHJAX_LOAD), key=MATHJAX_LOAD.index)
-        tex = config.setdefault("tex", {})
-        tex["packages"] = MATHJAX_PACKAGES
+        if app.builder.math_renderer_name == "mathjax" and _MathML.available():
+            # the pages carry MathML made at build time: the browser needs MathJax's MathML input only
+            loader["load"] = [c for c in MATHJAX_MML_LOAD if c not in loader.get("load", [])] + [
+                c for c in loader.get("load", []) if not c.startswith(("input/tex", "[tex]"))]
+            config.pop("tex", None)
+            registry = app.registry
+            _MathML.originals = (registry.html_inline_math_renderers["mathjax"],
+                                 registry.html_block_math_renderers["mathjax"])
+            registry.html_inline_math_renderers["mathjax"] = (_visit_math_mml, None)
+            registry.html_block_math_renderers["mathjax"] = (_visit_displaymath_mml, None)
+            _MathML.open_cache(Path(app.doctreedir).parent / "rope_mathml.json")
+        else:
+            loader["load"] = sorted(set(loader.get("load", [])) | set(MATHJAX_LOAD), key=MATHJAX_LOAD.index)
+            tex = config.setdefault("tex", {})
+            tex["packages"] = MATHJAX_PACKAGES
     elif str(app.config.mathjax_path).endswith(("tex-chtml.js", "tex-mml-chtml.js", "tex-svg.js")):
         # a combined file with the context menu: formulas must not be tab stops
         config = app.config.mathjax3_config = dict(app.config.mathjax3_config or {})
@@ -300,6 +449,289 @@ def _subset_icon_fonts(outdir: Path) -> None:
     )
 
 
+# --- stylesheets: the rules that can match ---------------------------------------------------------
+#
+# The theme's stylesheets carry all of Bootstrap and every component the theme, sphinx-design and
+# myst-nb offer (470 KB on every first visit). A selector that names a class which no page and no
+# script of the site contains can never match, so it is cut; a rule with no selector left goes.
+# Classes inside :not(), :is(), :where() or :has() are not counted (their absence need not stop a
+# match), and every word that appears anywhere in the site's scripts counts as used (scripts add
+# classes at run time), so the cut is conservative.
+
+PURGED_CSS = ("styles/pydata-sphinx-theme.css", "sphinx-design.min.css", "mystnb.*.css", "basic.css",
+              "styles/sphinx-book-theme.css", "togglebutton.css", "copybutton.css", "proof.css",
+              "exercise.css", "sphinx-thebe.css", "pygments.css")
+_FUNCTIONAL_PSEUDO = re.compile(r":(?:not|is|where|has|matches|-webkit-any|-moz-any|nth-[a-z-]+|host|host-context|"
+                                r"slotted|lang|dir)\(")
+_CLASS_IN_SELECTOR = re.compile(r"\.((?:[A-Za-z0-9_-]|\\.)+)")
+
+
+_JS_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`]*)`')
+_JS_PREFIX = re.compile(r'([A-Za-z][\w-]*-)(?:\$\{|["\']\s*\+)')  # `bs-${name}-auto`, "col-" + n
+
+
+def _used_words(outdir: Path) -> tuple[set[str], tuple[str, ...]]:
+    """Class names on the pages and every word in the string literals of the site's scripts (which
+    may add classes), and the prefixes of class names the scripts build (``bs-${...}``)."""
+    used: set[str] = set()
+    prefixes: set[str] = set()
+    for page in outdir.rglob("*.html"):
+        if "_static" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        for value in re.findall(r'\bclass="([^"]*)"', text):
+            used.update(value.split())
+        for script in re.findall(r"<script[^>]*>(.*?)</script>", text, re.S):
+            used.update(re.findall(r"[A-Za-z_][\w-]*", script))
+    for script in (outdir / "_static").rglob("*.js"):
+        if "mathjax" in script.parts:
+            continue
+        text = script.read_text(encoding="utf-8", errors="replace")
+        for literal in _JS_STRING.finditer(text):
+            used.update(re.findall(r"[A-Za-z_][\w-]*", "".join(part or "" for part in literal.groups())))
+        prefixes.update(_JS_PREFIX.findall(text))
+    return used, tuple(sorted(prefixes))
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside parentheses, brackets and strings."""
+    parts, depth, quote, start = [], 0, "", 0
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _without_functional_pseudos(selector: str) -> str:
+    out, i = [], 0
+    while True:
+        m = _FUNCTIONAL_PSEUDO.search(selector, i)
+        if not m:
+            out.append(selector[i:])
+            return "".join(out)
+        out.append(selector[i:m.start()])
+        depth, j = 1, m.end()
+        while j < len(selector) and depth:
+            depth += {"(": 1, ")": -1}.get(selector[j], 0)
+            j += 1
+        i = j
+
+
+def _can_match(selector: str, used: set[str], prefixes: tuple[str, ...] = ()) -> bool:
+    plain = re.sub(r"\[[^\]]*\]", "", _without_functional_pseudos(selector))  # attribute values are not classes
+    for name in _CLASS_IN_SELECTOR.findall(plain):
+        name = re.sub(r"\\(.)", r"\1", name)
+        if name not in used and not name.startswith(prefixes):
+            return False
+    return True
+
+
+def _block_end(text: str, start: int) -> int:
+    """Index just past the '}' that closes the block whose '{' is at ``start``."""
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2) + 1
+            if i == 0:
+                return len(text)
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(text)
+
+
+def _purge_rules(text: str, used: set[str], prefixes: tuple[str, ...] = ()) -> str:
+    out, i, n = [], 0, len(text)
+    while i < n:
+        brace, semi = text.find("{", i), text.find(";", i)
+        if brace < 0:
+            out.append(text[i:])
+            break
+        prelude = text[i:brace]
+        if prelude.lstrip().startswith("@") and 0 <= semi < brace:  # @import, @charset ...;
+            out.append(text[i:semi + 1])
+            i = semi + 1
+            continue
+        end = _block_end(text, brace)
+        head = re.sub(r"/\*.*?\*/", "", prelude, flags=re.S).strip()
+        body = text[brace + 1:end - 1]
+        if head.startswith(("@media", "@supports", "@container", "@layer", "@document")):
+            inner = _purge_rules(body, used, prefixes)
+            if inner.strip():
+                out.append(f"{head}{{{inner}}}")
+        elif head.startswith("@"):
+            out.append(text[i:end])  # @font-face, @keyframes, @page, @property ...
+        else:
+            keep = [sel for sel in _split_top(head, ",") if _can_match(sel.strip(), used, prefixes)]
+            if keep:
+                out.append(",".join(sel.strip() for sel in keep) + "{" + body + "}")
+        i = end
+    return "".join(out)
+
+
+def _stylesheets(outdir: Path) -> list[Path]:
+    return [css for pattern in PURGED_CSS for css in (outdir / "_static").glob(pattern)]
+
+
+def _stash(outdir: Path, css: Path) -> tuple[Path, Path]:
+    key = css.relative_to(outdir / "_static").as_posix().replace("/", "__")
+    stash = outdir.parent / ".rope_css"
+    return stash / key, stash / f"{key}.cut"
+
+
+def _restore_stylesheets(outdir: Path) -> None:
+    """Start from the stylesheets as the theme ships them: a build that did not copy them again finds
+    the ones this extension cut last time (its hash is kept beside a copy of the original)."""
+    import hashlib
+
+    for css in _stylesheets(outdir):
+        original, mark = _stash(outdir, css)
+        data = css.read_bytes()
+        if mark.exists() and original.exists() and mark.read_text() == hashlib.sha256(data).hexdigest():
+            css.write_bytes(original.read_bytes())
+        else:
+            original.parent.mkdir(parents=True, exist_ok=True)
+            original.write_bytes(data)
+
+
+def _purge_stylesheets(outdir: Path) -> None:
+    import hashlib
+
+    used, prefixes = _used_words(outdir)
+    for css in _stylesheets(outdir):
+        text = css.read_text(encoding="utf-8")
+        text = re.sub(r"/\*#\s*sourceMappingURL=[^*]*\*/", "", text)
+        css.write_text(_purge_rules(text, used, prefixes), encoding="utf-8")
+        _stash(outdir, css)[1].write_text(hashlib.sha256(css.read_bytes()).hexdigest())
+
+
+# --- code: highlighting spans that change nothing -------------------------------------------------
+#
+# Pygments wraps every token of a code cell in a <span class="...">, even names and punctuation,
+# which the site's styles (light and dark) draw in the code block's own colour: a third of a
+# chapter's bytes. Those spans are unwrapped; spans whose class is drawn differently stay.
+
+
+def _plain_token_classes(pygments_css: Path) -> set[str]:
+    """Token classes drawn exactly like the code block around them, in every theme."""
+    text = pygments_css.read_text(encoding="utf-8")
+    base = dict(re.findall(r'html\[data-theme="(\w+)"\] \.highlight \{[^}]*?color: (#[0-9A-Fa-f]+)', text))
+    styles: dict[str, dict[str, str]] = {}
+    for theme, cls, body in re.findall(r'html\[data-theme="(\w+)"\] \.highlight \.([A-Za-z0-9]+) \{([^}]*)\}', text):
+        styles.setdefault(cls, {})[theme] = body.strip()
+    return {cls for cls, by_theme in styles.items()
+            if base and set(by_theme) == set(base) and all(body == f"color: {base[t]}" for t, body in by_theme.items())}
+
+
+# --- images: loaded as the reader reaches them ------------------------------------------------------
+#
+# A chapter's plots are most of what a second chapter page adds (up to 600 KB). They load lazily (the
+# browser fetches an image when it comes near the window), with their size stated, so nothing moves
+# when they arrive and a plot's display width is known before it loads.
+
+_PAGE_IMAGE = re.compile(r'<img ([^>]*?)src="([^"]*_images/[^"]+\.(?:svg|png))"([^>]*?)\s*/?>')
+_SVG_SIZE = re.compile(r'<svg[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bheight="([\d.]+)(pt|px)?"', re.S)
+
+
+def _image_size(path: Path, style: str) -> tuple[float, float] | None:
+    """Display size in CSS px: an SVG's own width and height; a 2x PNG's style width and its aspect."""
+    if path.suffix == ".svg":
+        m = _SVG_SIZE.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
+        if not m:
+            return None
+        scale = [4 / 3 if unit == "pt" else 1.0 for unit in (m.group(2), m.group(4))]
+        return float(m.group(1)) * scale[0], float(m.group(3)) * scale[1]
+    from PIL import Image
+
+    with Image.open(path) as image:
+        width, height = image.size
+    shown = re.search(r"width:\s*([\d.]+)px", style)
+    if not shown:
+        return None
+    w = float(shown.group(1))
+    return w, w * height / width
+
+
+PLOT_MIN_SCALE = 0.75  # as book.js: a plot is not shown narrower than 3/4 of its display width
+
+
+def _lazy_images(text: str, page: Path) -> str:
+    plot = False
+
+    def fix(m: re.Match) -> str:
+        attrs = m.group(1) + m.group(3)
+        if "loading=" in attrs:
+            return m.group(0)
+        path = (page.parent / m.group(2)).resolve()
+        style = re.search(r'style="([^"]*)"', attrs)
+        size = _image_size(path, style.group(1) if style else "") if path.is_file() else None
+        extra = ' loading="lazy" decoding="async"'
+        head, tail = m.group(1), m.group(3)
+        if size:
+            w, h = size
+            extra += f' width="{round(w)}" height="{round(h)}"'
+            # an SVG gets its display width as a 2x PNG states it; a plot its minimum width (book.js
+            # sets the same once the image loads, too late for one that has not loaded yet)
+            css = "" if style else f"width: {round(w)}px;"
+            if plot:
+                css += f" min-width: {math.ceil(w * PLOT_MIN_SCALE)}px;"
+            if css and style:
+                head, tail = (s.replace(style.group(0), f'style="{style.group(1).rstrip()} {css.strip()}"')
+                              for s in (head, tail))
+            elif css:
+                extra += f' style="{css.strip()}"'
+        return f'<img {head}src="{m.group(2)}"{tail}{extra} />'
+
+    def fix_figure(m: re.Match) -> str:
+        nonlocal plot
+        plot = True
+        try:
+            return _PAGE_IMAGE.sub(fix, m.group(0))
+        finally:
+            plot = False
+
+    text = re.sub(r'<figure class="rope-plot[^"]*"[^>]*>.*?</figure>', fix_figure, text, flags=re.S)
+    return _PAGE_IMAGE.sub(fix, text)
+
+
+_CODE_BLOCK = re.compile(r'(<div class="highlight[^"]*"><pre>)(.*?)(</pre></div>)', re.S)
+
+
+def _unwrap_plain_tokens(text: str, plain: set[str]) -> str:
+    if not plain:
+        return text
+    span = re.compile(r'<span class="(?:%s)">([^<]*)</span>' % "|".join(sorted(map(re.escape, plain))))
+    return _CODE_BLOCK.sub(lambda m: m.group(1) + span.sub(r"\1", m.group(2)) + m.group(3), text)
+
+
 # --- pages ---------------------------------------------------------------------------------------
 
 _PAGE_FIXES = [
@@ -318,6 +750,8 @@ _PAGE_FIXES = [
 
 
 def _fix_pages(outdir: Path) -> None:
+    pygments_css = outdir / "_static" / "pygments.css"
+    plain = _plain_token_classes(pygments_css) if pygments_css.exists() else set()
     for page in outdir.rglob("*.html"):
         if "_static" in page.parts:
             continue
@@ -327,6 +761,15 @@ def _fix_pages(outdir: Path) -> None:
             if page.name == "search.html" and "searchindex" in pattern.pattern:
                 continue  # the search page itself needs the index
             fixed = pattern.sub(replacement, fixed)
+        fixed = _unwrap_plain_tokens(fixed, plain)
+        fixed = _lazy_images(fixed, page)
+        # the launch menu's logos (Colab, Binder) show only when the menu opens
+        fixed = re.sub(r'(<img [^>]*?src="[^"]*_static/images/logo_[a-z]+\.(?:png|svg)")(?![^>]*loading=)',
+                       r'\1 loading="lazy"', fixed)
+        if 'class="sd-tab-set' not in fixed:  # sphinx-design's tab script, on a page without tabs
+            fixed = re.sub(r'<script[^>]*_static/design-tabs\.js[^>]*></script>\s*', "", fixed)
+        if "thebe-launch-button" not in fixed:  # thebe is off (launch_buttons.thebe: false)
+            fixed = re.sub(r'<script[^>]*_static/sphinx-thebe\.js[^>]*></script>\s*', "", fixed)
         if fixed != text:
             page.write_text(fixed, encoding="utf-8")
 
@@ -341,8 +784,11 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
         shutil.copyfile(path, out / path.name)
     if app.builder.math_renderer_name == "rope_katex":
         _copy_katex(out)
+    _MathML.save_cache()
+    _restore_stylesheets(outdir)
     _fix_pages(outdir)
     _subset_icon_fonts(outdir)
+    _purge_stylesheets(outdir)
 
 
 def setup(app: Sphinx) -> dict:
@@ -354,5 +800,6 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(PlotFigures)
     # after myst-parser's and sphinx-mathjax-offline's settings (builder-inited, default priority 500)
     app.connect("builder-inited", _configure, priority=900)
-    app.connect("build-finished", _finish)
+    # after pydata-sphinx-theme writes its light and dark pygments.css (build-finished, priority 500)
+    app.connect("build-finished", _finish, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

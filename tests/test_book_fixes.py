@@ -1,0 +1,87 @@
+"""The site's build-time slimming (_ext/book_fixes.py, issue 21 item 6), on small inputs: stylesheet
+rules are cut only where they cannot match, highlighting spans only where they change nothing, and
+formulas become MathML that MathJax's TeX input would have made."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+import book_fixes as B  # noqa: E402
+
+
+def test_purge_keeps_what_can_match():
+    css = (".a{x:1}.b{x:2}.a .b,.c{x:3}.d:not(.zz){x:4}:is(.zz,.a) p{x:5}"
+           "@media (min-width:1px){.b{x:6}.a{x:7}}@font-face{font-family:f}@keyframes k{0%{x:0}}"
+           ".e[data-x=\".zz\"]{x:8}.bs-tooltip-top{x:9}.sm\\:a{x:10}")
+    out = B._purge_rules(css, {"a", "d", "e", "sm:a"}, ("bs-",))
+    for kept in (".a{x:1}", ".d:not(.zz){x:4}", ":is(.zz,.a) p{x:5}", "@media (min-width:1px){.a{x:7}}",
+                 "@font-face{font-family:f}", "@keyframes k{0%{x:0}}", '.e[data-x=".zz"]{x:8}',
+                 ".bs-tooltip-top{x:9}", ".sm\\:a{x:10}"):
+        assert kept in out, kept
+    for cut in (".b{x:2}", ".a .b", ".b{x:6}"):
+        assert cut not in out, cut
+    assert ".c{x:3}" not in out and "{x:3}" not in out  # no selector of that rule can match
+
+
+def test_used_words_from_pages_and_script_strings(tmp_path):
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "p.html").write_text('<div class="one two"></div><script>var k = "inline";</script>')
+    (tmp_path / "_static" / "s.js").write_text('el.classList.add("shown"); x = `bs-${name}-auto`; ident_only;')
+    used, prefixes = B._used_words(tmp_path)
+    assert {"one", "two", "shown", "inline"} <= used and "ident_only" not in used
+    assert "bs-" in prefixes
+
+
+def test_plain_token_spans_are_unwrapped_losslessly(tmp_path):
+    css = tmp_path / "pygments.css"
+    css.write_text('html[data-theme="light"] .highlight { background: #fff; color: #080808 }\n'
+                   'html[data-theme="light"] .highlight .n { color: #080808 } /* Name */\n'
+                   'html[data-theme="light"] .highlight .o { color: #00622F } /* Operator */\n'
+                   'html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }\n'
+                   'html[data-theme="dark"] .highlight .n { color: #F8F8F2 } /* Name */\n'
+                   'html[data-theme="dark"] .highlight .o { color: #ABE338 } /* Operator */\n')
+    plain = B._plain_token_classes(css)
+    assert plain == {"n"}
+    page = ('<p><span class="n">kept outside code</span></p><div class="highlight"><pre>'
+            '<span class="n">x</span> <span class="o">=</span> <span class="n">y</span></pre></div>')
+    out = B._unwrap_plain_tokens(page, plain)
+    assert out == ('<p><span class="n">kept outside code</span></p><div class="highlight"><pre>'
+                   'x <span class="o">=</span> y</pre></div>')
+    assert re.sub(r"<[^>]+>", "", out) == re.sub(r"<[^>]+>", "", page)
+
+
+@pytest.mark.skipif(not B._MathML.available(), reason="quickjs (PyPI) or sphinx-mathjax-offline missing")
+def test_tex_becomes_mathjax_mathml():
+    inline = B._MathML.convert(r"\theta_i = b^{-2i/d}", False)
+    assert inline.startswith("<math>") and "<msub><mi>&#x3B8;</mi><mi>i</mi></msub>" in inline
+    block = B._MathML.convert(r"\left(\frac{a}{b}\right)\, \mathbb{R}^d", True)
+    assert block.startswith('<math display="block">')
+    assert 'data-mjx-texclass="INNER"' in block and 'mathvariant="double-struck"' in block
+    with pytest.raises(ValueError, match="cannot typeset"):
+        B._MathML.convert(r"\notamacro x", False)
+    markup = ('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)'
+              '<a class="headerlink" href="#equation-e">#</a></span>\\[a &lt; b\\]</div>\n')
+    out = B._with_mathml(markup, True, None)
+    assert out.startswith('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)')
+    assert '<math display="block"><mi>a</mi><mo>&lt;</mo><mi>b</mi></math></div>' in out
+
+
+def test_lazy_plots_state_their_size(tmp_path):
+    images = tmp_path / "_images"
+    images.mkdir()
+    (images / "p.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="432pt" height="288pt"></svg>')
+    page = tmp_path / "notebooks" / "c.html"
+    page.parent.mkdir()
+    html = ('<figure class="rope-plot align-default"><img alt="a plot" src="../_images/p.svg" />'
+            '<figcaption>x</figcaption></figure><img alt="other" src="../_images/p.svg" />')
+    out = B._lazy_images(html, page)
+    first, second = re.findall(r"<img [^>]*>", out)
+    assert 'loading="lazy"' in first and 'width="576" height="384"' in first
+    assert 'style="width: 576px; min-width: 432px;"' in first  # 3/4 of 576: the plot's text stays >= 10 px
+    assert 'loading="lazy"' in second and "min-width" not in second
+    assert B._lazy_images(out, page) == out
