@@ -69,6 +69,7 @@ __all__ = [
     "UNSUPPORTED",
     "MODEL_TYPES",
     "PUBLISHED",
+    "PUBLISHED_2025",
     "QK_NORM",
     "Family",
     "Published",
@@ -1930,6 +1931,9 @@ class Published:
         Keys in ``book/references.bib``.
     note : str
         What the sources do not state, or what is a stand-in.
+    verified : bool
+        False where the values could not be checked against the released configuration (the book marks
+        such a row with a double dagger).
     """
 
     name: str
@@ -1940,6 +1944,7 @@ class Published:
     extended: int | None
     sources: tuple[str, ...]
     note: str = ""
+    verified: bool = True
 
     def spec(self) -> RopeSpec:
         """:func:`rope_spec` of :attr:`config` with :attr:`select`."""
@@ -2055,4 +2060,102 @@ PUBLISHED: dict[str, Published] = {p.name: p for p in [
                                             "rope_theta": 1_000_000.0, "max_position_embeddings": 32768}),
               MappingProxyType({}), "half", None, None, ("gong2024minimind",),
               "the defaults of MiniMindConfig in model_minimind.py"),
+]}
+
+
+def _every(n: int, size: int, first: str = "sliding_attention", last: str = "full_attention") -> list[str]:
+    """``layer_types`` where every ``n``-th layer is ``last`` and the others ``first``."""
+    return [last if (i + 1) % n == 0 else first for i in range(size)]
+
+
+_DS_YARN = MappingProxyType({"type": "yarn", "factor": 40.0, "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
+                             "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096})
+_COPIES = "checked against copies of the released config.json in public repositories (they agree)"
+_COPY = "checked against one copy of the released config.json in a public repository"
+
+#: Families released in 2025 and 2026, by name: the RoPE fields of their config.json as released
+#: (chapter 10's second table reads each layer type through :func:`rope_spec`). Where a model's layers
+#: repeat a pattern, OLMo 3, Tiny Aya and Command A list one period. ``verified`` is False for a row
+#: whose values could not be checked against a released file (its ``note`` says why).
+PUBLISHED_2025: dict[str, Published] = {p.name: p for p in [
+    Published("Gemma 4 26B-A4B", MappingProxyType({
+        "model_type": "gemma4_text", "hidden_size": 2816, "num_attention_heads": 16, "head_dim": 256,
+        "global_head_dim": 512, "num_hidden_layers": 30, "sliding_window": 1024,
+        "max_position_embeddings": 262144, "layer_types": _every(6, 30),
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+                            "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                                               "rope_theta": 1_000_000.0}}}),
+              MappingProxyType({}), "half", None, None, (), _COPIES),
+    Published("Qwen3.5 4B", MappingProxyType({
+        "model_type": "qwen3_5_text", "hidden_size": 2560, "num_attention_heads": 16, "head_dim": 256,
+        "num_hidden_layers": 32, "max_position_embeddings": 262144,
+        "layer_types": _every(4, 32, first="linear_attention"),
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10_000_000.0, "partial_rotary_factor": 0.25,
+                            "mrope_interleaved": True, "mrope_section": [11, 11, 10]}}),
+              MappingProxyType({}), "half", None, None, (), _COPIES),
+    Published("Qwen3-Next 80B-A3B", MappingProxyType({
+        "model_type": "qwen3_next", "hidden_size": 2048, "num_attention_heads": 16, "head_dim": 256,
+        "num_hidden_layers": 48, "full_attention_interval": 4, "partial_rotary_factor": 0.25,
+        "rope_theta": 10_000_000.0, "max_position_embeddings": 262144}),
+              MappingProxyType({}), "half", None, None, ("qwen2025next",),
+              "copies disagree on rope_theta: one tied to a revision of the released repository gives 1e7, "
+              "two others 5e6", verified=False),
+    Published("GLM-4.5-Air", MappingProxyType({
+        "model_type": "glm4_moe", "hidden_size": 4096, "num_attention_heads": 96, "head_dim": 128,
+        "partial_rotary_factor": 0.5, "rope_theta": 1_000_000.0, "max_position_embeddings": 131072}),
+              MappingProxyType({}), "half", None, None, (), _COPIES),
+    Published("MiniMax-M2", MappingProxyType({
+        "model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48, "head_dim": 128,
+        "rotary_dim": 64, "rope_theta": 5_000_000.0, "max_position_embeddings": 196608}),
+              MappingProxyType({}), "half", None, None, (), _COPIES),
+    Published("Kimi K2", MappingProxyType({
+        "model_type": "kimi_k2", "hidden_size": 7168, "num_attention_heads": 64, "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64, "v_head_dim": 128, "kv_lora_rank": 512, "rope_theta": 50_000.0,
+        "max_position_embeddings": 131072,
+        "rope_scaling": {**_DS_YARN, "factor": 32.0, "beta_fast": 1.0}}),
+              MappingProxyType({}), "interleaved rotary part", None, None, ("kimi2025k2",),
+              _COPY + "; the report does not list these fields"),
+    Published("DeepSeek-V3.2-Exp", MappingProxyType({
+        "model_type": "deepseek_v32", "hidden_size": 7168, "num_attention_heads": 128, "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64, "v_head_dim": 128, "kv_lora_rank": 512, "rope_theta": 10_000.0,
+        "max_position_embeddings": 163840, "rope_scaling": dict(_DS_YARN)}),
+              MappingProxyType({}), "interleaved rotary part", None, None, ("deepseek2025v32",),
+              "dimensions, base and YaRN settings as in the configuration and inference code DeepSeek "
+              "published with it (the same as DeepSeek-V3's), copied in a public repository"),
+    Published("DeepSeek-V3.1", MappingProxyType({
+        "model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64, "v_head_dim": 128, "kv_lora_rank": 512, "rope_theta": 10_000.0,
+        "max_position_embeddings": 163840, "rope_scaling": dict(_DS_YARN)}),
+              MappingProxyType({}), "interleaved rotary part", None, None, (),
+              "assumes DeepSeek-V3's fields; no copy of the released file was found", verified=False),
+    Published("ERNIE 4.5 21B-A3B", MappingProxyType({
+        "model_type": "ernie4_5_moe", "hidden_size": 2560, "num_attention_heads": 20, "head_dim": 128,
+        "rope_theta": 500_000.0, "max_position_embeddings": 131072}),
+              MappingProxyType({}), "interleaved", None, None, ("baidu2025ernie45",), _COPIES),
+    Published("EXAONE 4.0 32B", MappingProxyType({
+        "model_type": "exaone4", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+        "num_hidden_layers": 64, "sliding_window": 4096, "sliding_window_pattern": 4,
+        "layer_types": _every(4, 64), "rope_theta": 1_000_000.0, "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192}}),
+              MappingProxyType({}), "half", None, None, (), _COPY),
+    Published("Command A (Cohere 2)", MappingProxyType({
+        "model_type": "cohere2", "hidden_size": 12288, "num_attention_heads": 96, "head_dim": 128,
+        "num_hidden_layers": 4, "sliding_window": 4096, "layer_types": _every(4, 4), "rope_theta": 50_000.0}),
+              MappingProxyType({}), "interleaved", None, None, ("cohere2025commanda",),
+              "no copy of the released file was found: three sliding-window RoPE layers to one global NoPE "
+              "layer as its report describes, with Cohere 2's other values", verified=False),
+    Published("OLMo 3 7B", MappingProxyType({
+        "model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 4,
+        "sliding_window": 4096, "layer_types": _every(4, 4), "rope_theta": 500_000.0,
+        "max_position_embeddings": 65536,
+        "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                         "attention_factor": 1.2079441541679836, "original_max_position_embeddings": 8192}}),
+              MappingProxyType({}), "half", None, None, (),
+              "values of a test fixture; its copy could not be tied to a released checkpoint", verified=False),
+    Published("Tiny Aya (Cohere 2)", MappingProxyType({
+        "model_type": "cohere2", "hidden_size": 2048, "num_attention_heads": 16, "head_dim": 128,
+        "num_hidden_layers": 4, "sliding_window": 4096, "layer_types": _every(4, 4), "rope_theta": 50_000.0}),
+              MappingProxyType({}), "interleaved", None, None, (),
+              "values of a test fixture; its copy could not be tied to a released checkpoint", verified=False),
 ]}

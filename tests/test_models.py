@@ -650,6 +650,37 @@ def test_published_configs_parse_and_cite_the_bibliography():
     assert not smol.uses_rope
 
 
+def test_published_2025_rows_read_layer_by_layer():
+    """Chapter 10's second table: every row parses for every layer, its sources are in the bibliography,
+    and a row that could not be checked against a released file says so."""
+    from pathlib import Path
+
+    bib = (Path(__file__).resolve().parents[1] / "book" / "references.bib").read_text(encoding="utf-8")
+    for name, pub in M.PUBLISHED_2025.items():
+        assert pub.name == name and pub.checkpoint and pub.note
+        for key in pub.sources:
+            assert f"{{{key}," in bib, f"{name}: {key} is not in book/references.bib"
+        n = pub.config.get("num_hidden_layers") or 1
+        specs = [rope_spec(dict(pub.config), layer=i if "num_hidden_layers" in pub.config else None)
+                 for i in range(n)]
+        assert any(s.uses_rope for s in specs), name
+        for s in specs:
+            assert s.layout in pub.checkpoint or not s.uses_rope, name
+    unverified = {name for name, pub in M.PUBLISHED_2025.items() if not pub.verified}
+    assert unverified == {"Qwen3-Next 80B-A3B", "DeepSeek-V3.1", "Command A (Cohere 2)", "OLMo 3 7B",
+                          "Tiny Aya (Cohere 2)"}
+    P = M.PUBLISHED_2025
+    # the released Gemma 4 file states global_head_dim: 512-dim global heads, a quarter of the pairs turn
+    glob = rope_spec(dict(P["Gemma 4 26B-A4B"].config), layer=5)
+    assert (glob.head_dim, glob.rotating_pairs) == (512, 64)
+    # DeepSeek-V3.2-Exp (and V3.1) read as DeepSeek-V3
+    v3 = M.PUBLISHED["DeepSeek-V3"].spec()
+    for name in ("DeepSeek-V3.2-Exp", "DeepSeek-V3.1"):
+        s = P[name].spec()
+        np.testing.assert_array_equal(s.inv_freq(), v3.inv_freq())
+        assert s.softmax_scale_factor == v3.softmax_scale_factor and s.layout == v3.layout
+
+
 # --- rules the transformers 5.24 families bring ---------------------------------------------------
 
 
