@@ -37,9 +37,9 @@ book: $(STAMP)
 
 # Two workers (pytest-xdist): the book is built once (the first worker to need it builds, the
 # other waits), tests that share one pass over the pages stay on one worker (--dist loadgroup),
-# and the slowest tests are listed at the end. The lower-bound environment of the reader-notebook
-# tests (tests/lower_bounds.py, cached in ~/.cache/rope-edu) is built in the background meanwhile
-# when its cache is cold; the tests wait for it.
+# and the slowest tests are listed at the end. The lower-bound environments of the reader-notebook
+# tests (tests/lower_bounds.py, cached in ~/.cache/rope-edu) are built in the background meanwhile
+# when their cache is cold (about 2 minutes); the tests wait for them.
 test: $(STAMP)
 	$(BIN)/python tests/lower_bounds.py --log >/dev/null 2>&1 &
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=20

@@ -22,8 +22,10 @@ in pyproject.toml above ``tests/lower-bounds.txt`` fails here, not on a reader's
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import fcntl
+import functools
 import glob
 import hashlib
 import json
@@ -171,7 +173,8 @@ def _drop_other_keys(k: str, python: Path) -> None:
 
 def build_wheel(out: Path) -> Path:
     """rope_edu's wheel, built from a copy of the files it is made of (never from a stale
-    ``build/`` in the work tree), with the test venv's setuptools (no download)."""
+    ``build/`` in the work tree) as pip builds it for a reader: in an isolated build environment
+    with the build backend pyproject.toml names (not the test venv's setuptools)."""
     with tempfile.TemporaryDirectory(prefix="rope_edu_wheel_") as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
@@ -182,12 +185,19 @@ def build_wheel(out: Path) -> Path:
             elif path.exists():
                 shutil.copy2(path, src / name)
         out.mkdir(parents=True, exist_ok=True)
-        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-              "--wheel-dir", str(out), str(src)])
+        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(src)])
     wheels = sorted(out.glob("rope_edu-*.whl"))
     if len(wheels) != 1:
         raise RuntimeError(f"expected one rope_edu wheel in {out}, found {wheels}")
     return wheels[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _wheel() -> Path:
+    """This process's wheel of the checkout, built once (both environments take the same one)."""
+    out = Path(tempfile.mkdtemp(prefix="rope_edu_wheel_"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    return build_wheel(out)
 
 
 def run_env(dest: Path, python: Path | None = None) -> Path:
@@ -204,7 +214,7 @@ def run_env(dest: Path, python: Path | None = None) -> Path:
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(env, dest, symlinks=True)
     python = dest / "bin" / "python"
-    wheel = build_wheel(dest / "wheel")
+    wheel = _wheel()
     # No index: the wheel's dependencies must be met by what is installed, at the pinned bounds.
     _pip(python, "install", "--quiet", "--no-index", "--find-links", str(wheel.parent), "rope_edu")
     kernel = dest / "kernels" / KERNEL_NAME
