@@ -463,6 +463,17 @@ def test_page_on_a_phone_and_by_keyboard(mc_page):
         mc_page.set_viewport_size({"width": 1280, "height": 900})
 
 
+def test_page_opens_at_a_published_model_named_in_its_address(site_url, browser, built_book):
+    page = browser.new_page()
+    try:
+        page.goto(f"{site_url}/{PAGE}?model=Llama%203.1%208B", wait_until="load")
+        page.wait_for_function("() => document.getElementById('mc-status').textContent.startsWith('Checked')")
+        shown = page.evaluate(_READ_JS)
+        assert _same_text(shown["describe"], M.PUBLISHED["Llama 3.1 8B"].spec().describe())
+    finally:
+        page.close()
+
+
 def test_page_with_results_passes_axe(mc_page):
     """axe-core on the page as a reader leaves it: warnings, the description, the table (the site-wide
     survey audits the page as it loads); then with an error shown."""

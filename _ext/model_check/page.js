@@ -39,7 +39,15 @@ function setup() {
   $("mc-check").addEventListener("click", () => check());
   $("mc-layer").addEventListener("change", () => check(null, true));
   $("mc-form").addEventListener("submit", (e) => { e.preventDefault(); check(); });
-  $("mc-status").textContent = "Paste a config.json or pick a published model, then press Check.";
+  // model_check.html?model=Llama%203.1%208B opens at a published model (links from the chapters)
+  const wanted = new URLSearchParams(location.search).get("model");
+  const index = registry.published.findIndex((p) => p.name === wanted);
+  if (index >= 0) {
+    picker.value = String(index);
+    picker.dispatchEvent(new Event("change"));
+  } else {
+    $("mc-status").textContent = "Paste a config.json or pick a published model, then press Check.";
+  }
 }
 
 /** The message for text that is not a config.json object, or null. */
