@@ -466,8 +466,8 @@ def min_base(context: int, dim: int, *, rtol: float = 1e-7) -> float:
 
     Examples
     --------
-    >>> print(f"{min_base(1024, 128):.4g}")
-    4294
+    >>> print(f"{min_base(1024, 128):.6g}")
+    4293.44
     """
     context = check_int(context, "context", 1)
     dim = check_dim(dim)
