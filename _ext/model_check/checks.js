@@ -176,7 +176,7 @@ function schemasWarning(data, spec) {
   return { id: "schemas", title: "Both config schemas present" + (spec ? "" : " and disagreeing"), text: parts.join(" ") };
 }
 
-function headWarning(data, family, spec) {
+function headWarning(reg, config, data, family, spec) {
   const hidden = data.hidden_size ?? data.n_embd, heads = data.num_attention_heads ?? data.n_head;
   if (!family || family.rotary === "mla" || !Number.isInteger(hidden) || !Number.isInteger(heads) || heads <= 0) return null;
   const split = hidden / heads;
@@ -188,8 +188,8 @@ function headWarning(data, family, spec) {
   }
   const used = spec ? spec.head_dim : stated;
   if (used === null || used === split || family.head !== "head_dim") return null;
-  const where = stated === null ? `the config leaves head_dim out and ${family.label}'s config class fills in ${used}` : `head_dim = ${stated}`;
-  return { id: "head_dim", title: "head_dim ≠ hidden_size / num_attention_heads", text: `${where}, while hidden_size / ` +
+  const where = spec ? headSource(reg, config, spec) : `head_dim = ${stated}.`;
+  return { id: "head_dim", title: "head_dim ≠ hidden_size / num_attention_heads", text: `${where} But hidden_size / ` +
     `num_attention_heads = ${hidden} / ${heads} = ${fmtG(split, 6)}. The code uses ${used}-dim heads; a tool that derives ` +
     `the head size from hidden_size (an older converter or engine) builds ${Number.isInteger(split) ? split : "non-integer"}-dim ` +
     "heads: different frequencies θ_i = b^(−2i/d) for every pair, and projections that do not fit." };
@@ -237,7 +237,8 @@ function loaderWarning(data, spec) {
   }
   if (v5only && (spec.scaling !== "default" || spec.base !== 10000)) {
     parts.push("This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read it " +
-      `and would run base 10,000 (its default) instead of ${fmtG(spec.base, 6)}` + (spec.scaling !== "default" ? ", with no scaling." : "."));
+      `and would run its config class's default base (10,000 for most families) instead of ${spec.base.toLocaleString("en-US")}` +
+      (spec.scaling !== "default" ? ", with no scaling." : "."));
   }
   if (!parts.length) return null;
   return { id: "old_loader", title: "A scaling an older loader would drop", text: parts.join(" ") };
@@ -264,6 +265,6 @@ export function warnings(reg, config, spec, published = null) {
   const { data, family } = familyOf(reg, config);
   if (!data) return [];
   const ctx = contexts(data, spec, published);
-  return [schemasWarning(data, spec), headWarning(data, family, spec), partialWarning(data, family),
+  return [schemasWarning(data, spec), headWarning(reg, config, data, family, spec), partialWarning(data, family),
     loaderWarning(data, spec), bf16Warning(spec, ctx)].filter(Boolean);
 }
