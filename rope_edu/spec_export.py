@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 from . import models as M
 from .scaling import METHODS
 
-__all__ = ["VERSION", "callable_names", "registry", "registry_json"]
+__all__ = ["VERSION", "callable_names", "published_tables", "registry", "registry_json"]
 
 #: Bumped when the shape of :func:`registry`'s output changes (the interpreter checks it).
 VERSION = 1
@@ -64,6 +64,11 @@ def _family(family: M.Family) -> dict[str, Any]:
             for f in dataclasses.fields(family)}
 
 
+def published_tables() -> dict[str, Mapping[str, M.Published]]:
+    """The tables of released models in :mod:`rope_edu.models`, by name (``PUBLISHED``, ``PUBLISHED_2025``)."""
+    return {name: getattr(M, name) for name in ("PUBLISHED", "PUBLISHED_2025") if isinstance(getattr(M, name, None), Mapping)}
+
+
 def registry() -> dict[str, Any]:
     """Everything the JavaScript interpreter of :func:`rope_edu.rope_spec` reads, as JSON data.
 
@@ -75,16 +80,17 @@ def registry() -> dict[str, Any]:
         key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
         ``local_global``, ``hf_theta``, ``qk_norm``, ``scalings`` (rope_type -> [method, parameter
         reader name]), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional parameters),
-        ``extra_scalings`` and ``published`` (:data:`rope_edu.models.PUBLISHED`: config, selection,
-        trained and extended context).
+        ``extra_scalings`` and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
+        ``PUBLISHED_2025``: config, selection, trained and extended context, whether it is verified).
     """
     methods = {name: {"required": list(m.required), "optional": _plain(dict(m.optional), f"METHODS[{name!r}]"),
                       "summary": m.summary}
                for name, m in METHODS.items()}
-    published = [{"name": p.name, "config": _plain(dict(p.config), f"PUBLISHED[{p.name!r}].config"),
-                  "select": _plain(dict(p.select), f"PUBLISHED[{p.name!r}].select"),
-                  "checkpoint": p.checkpoint, "trained": p.trained, "extended": p.extended, "note": p.note}
-                 for p in M.PUBLISHED.values()]
+    published = [{"name": p.name, "table": table, "config": _plain(dict(p.config), f"{table}[{p.name!r}].config"),
+                  "select": _plain(dict(p.select), f"{table}[{p.name!r}].select"),
+                  "checkpoint": p.checkpoint, "trained": p.trained, "extended": p.extended, "note": p.note,
+                  "verified": bool(getattr(p, "verified", True))}
+                 for table, rows in published_tables().items() for p in rows.values()]
     return {
         "version": VERSION,
         "families": {key: _family(f) for key, f in M.FAMILIES.items()},

@@ -26,9 +26,11 @@ import pytest
 
 from conftest import ROOT
 from rope_edu import models as M
-from rope_edu.spec_export import callable_names, registry, registry_json
+from rope_edu.spec_export import callable_names, published_tables, registry, registry_json
 
 NODE_HARNESS = ROOT / "tests" / "model_check_node.mjs"
+#: Every released model of rope_edu.models (the page lists them all)
+PUBLISHED = [p for rows in published_tables().values() for p in rows.values()]
 RTOL = 1e-12
 EXACT = ("family", "model_type", "head_dim", "rotary_dim", "rotary_offset", "layout", "output_layout", "scaling",
          "uses_rope", "qk_norm", "layer_type", "layer", "max_positions", "mrope_section", "mrope_assignment",
@@ -186,7 +188,7 @@ def sweep_configs() -> tuple[list, list[dict]]:
     without its RoPE fields, plus the published models."""
     configs: list = []
     cases: list[dict] = []
-    for p in M.PUBLISHED.values():
+    for p in PUBLISHED:
         cases += _cases_of(configs, dict(p.config), f"published {p.name}", dict(p.select))
     try:
         sys.path.insert(0, str(ROOT / "tests"))
@@ -219,6 +221,7 @@ def sweep_configs() -> tuple[list, list[dict]]:
 
 def test_registry_is_json_and_names_only_implemented_callables():
     data = registry()
+    assert [p["name"] for p in data["published"]] == [p.name for p in PUBLISHED] and len(PUBLISHED) >= len(M.PUBLISHED)
     assert json.loads(json.dumps(data)) == data
     answer = run_node([], [])
     missing = sorted(set(callable_names(data)) - set(answer["callables"]))
@@ -292,6 +295,7 @@ RULES = [
     ("published", "GPT-NeoX-20B", None),             # rotary_pct of a split head
     ("published", "GPT-J 6B", None),                 # a reader of its own (fixed base, table)
     ("published", "MiniMind", None),                 # a reader of its own (outside transformers)
+    ("published", "Qwen3.5 4B", 3),                  # 2025 table: linear-attention layers, partial M-RoPE
     ("pasted", GEMMA4, 5),                           # nested rope_parameters, proportional RoPE, global head
     ("pasted", QWEN2_VL, None),                      # a multimodal wrapper, M-RoPE
     ("pasted", MINIMAX_M2, None),                    # a legacy rotary_dim field
@@ -389,9 +393,10 @@ def _check(page, config=None, *, published: str | None = None, layer: int | None
 def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
     for kind, what, layer in RULES:
         if kind == "published":
-            p = M.PUBLISHED[what]
+            p = next(p for p in PUBLISHED if p.name == what)
             config, name = dict(p.config), what
-            shown = _check(mc_page, published=what, layer=layer)
+            shown = _check(mc_page, published=what + ("" if getattr(p, "verified", True) else " (not verified)"),
+                           layer=layer)
         else:
             config, name = what, what["model_type"]
             shown = _check(mc_page, config, layer=layer)
@@ -525,7 +530,7 @@ def test_interpreter_refuses_what_rope_spec_refuses():
     """Every published config (and the pasted ones of the page tests) with a field left out or a bad value:
     the same spec or the same refusal."""
     configs, cases = [], []
-    models = [(p.name, dict(p.config), dict(p.select)) for p in M.PUBLISHED.values()]
+    models = [(p.name, dict(p.config), dict(p.select)) for p in PUBLISHED]
     models += [("Gemma 4 (pasted)", GEMMA4, {"layer": 5}), ("Qwen2-VL (pasted)", QWEN2_VL, {}),
                ("MiniMax-M2 (pasted)", MINIMAX_M2, {}), ("Cohere 2 (pasted)", COHERE2, {"layer": 2})]
     for model, base_config, select in models:

@@ -21,7 +21,7 @@ const state = { published: null };
 
 function setup() {
   const picker = $("mc-published");
-  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.name)));
+  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.name + (p.verified ? "" : " (not verified)"))));
   picker.addEventListener("change", () => {
     const p = registry.published[Number(picker.value)];
     state.published = p || null;
