@@ -83,9 +83,12 @@ class Resolver:
 
     def ref(self, body: str) -> str:
         text, label = _split(body)
-        if label not in self.std.labels:
+        if label in self.std.labels:  # a section: it has a title of its own
+            docname, anchor, title = self.std.labels[label]
+        elif text and label in self.std.anonlabels:  # a paragraph: the reference gives the text
+            (docname, anchor), title = self.std.anonlabels[label], text
+        else:
             raise KeyError(f"{{ref}} label {label!r} is not defined")
-        docname, anchor, title = self.std.labels[label]
         return f"[{text or title}]({self.url(docname, anchor)})"
 
     def proof_ref(self, body: str) -> str:
