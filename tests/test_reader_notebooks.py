@@ -293,8 +293,8 @@ def test_reader_notebook_runs_top_to_bottom(built_book, chapter, tmp_path, lower
     shown = [o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
              for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
              if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-    source = chapter.read_text(encoding="utf-8")
-    assert len(shown) == source.count("DEMO.show("), "every DEMO.show() displays a live widget"
+    calls = sum(c.source.count("DEMO.show(") for c in nb.cells if c.cell_type == "code")
+    assert len(shown) == calls, "every DEMO.show() displays a live widget"
     for model_id in shown:
         _check_figure_model(models, model_id)
 
@@ -372,7 +372,11 @@ def test_every_figure_widget_under_lower_bounds(which, tmp_path, request):
     printed = "".join(o.get("text", "") for o in nb.cells[-3].outputs)
     need_torch = set(re.search(r"rope-edu-need-torch:(.*)", printed).group(1).split())
     has_torch = facts["versions"]["torch"] is not None
-    assert need_torch == (set() if has_torch else NEEDS_TORCH)
+    expected = set() if has_torch else NEEDS_TORCH
+    assert need_torch == expected, (
+        f"Python {facts['python']}: modules that failed to import for lack of torch {sorted(need_torch)}; "
+        f"expected those that import torch themselves: {sorted(expected)} (`import rope_edu` and every "
+        "module without `import torch` must work without it)")
     models = _widget_models(nb)
     seen = {}
     for cell in nb.cells:
