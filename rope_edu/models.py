@@ -154,7 +154,8 @@ class _Rope:
 
 
 def _rope_block(cfg: _Config) -> tuple[dict[str, Any], str]:
-    """The RoPE parameter dict: v5 ``rope_parameters`` and/or v4 ``rope_scaling`` (merged, no conflicts)."""
+    """The RoPE parameter dict: v5 ``rope_parameters`` or v4 ``rope_scaling``; with both (and no conflict), ``rope_scaling``
+    alone, as transformers 5 reads it (what only ``rope_parameters`` states is recorded as not read)."""
     blocks = []
     for name in ("rope_parameters", "rope_scaling"):
         value = cfg.data.get(name)
@@ -179,7 +180,13 @@ def _rope_block(cfg: _Config) -> tuple[dict[str, Any], str]:
                 f"rope_parameters and rope_scaling disagree: {values}. transformers 5 would keep rope_scaling "
                 "only and drop the rest of rope_parameters (its rope_theta included); give one of them"
             )
-        return {**b1, **b2}, "rope_scaling"
+        # no clash, but transformers 5 still keeps rope_scaling alone (and transformers 4 never reads
+        # rope_parameters): what only rope_parameters states is not read, and the base comes from the top level
+        # or the config class's default
+        for k in sorted(set(b1) - set(b2)):
+            cfg.defaults.append(f"{n1}.{k} = {b1[k]!r} is not read: transformers 5 keeps {n2} alone when a config "
+                                f"has both (and transformers 4 never reads {n1})")
+        return b2, n2
     return blocks[0][1], blocks[0][0]
 
 

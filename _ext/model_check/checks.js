@@ -88,7 +88,9 @@ export function contexts(data, spec, published = null) {
  * them) and its turns over the maximum context at the frequency the model uses.
  */
 export function pairTable(spec, ctx) {
-  const inv = spec.inv_freq();
+  // a scaling that depends on the length (dynamic NTK, LongRoPE) changes the frequencies past the original
+  // context: what the model uses at the maximum context, not at loading
+  const inv = spec.depends_on_length && ctx.maximum ? spec.inv_freq(ctx.maximum) : spec.inv_freq();
   const plain = spec.plain_inv_freq();
   return inv.map((theta, i) => {
     const ratio = plain[i] === 0 ? 1 : theta / plain[i];
@@ -161,8 +163,10 @@ function schemasWarning(data, spec) {
       parts.push("They disagree: " + clash.map((k) => `rope_parameters.${k} = ${repr(params[k])} but rope_scaling.${k} = ${repr(scaling[k])}`).join("; ") + ".");
     }
     if (lost.includes("rope_theta") && !nested) {
-      parts.push(`rope_parameters.rope_theta = ${repr(params.rope_theta)} is among what is dropped: the config class then ` +
-        "fills in its default base, without a warning.");
+      const top = data.rope_theta !== undefined && data.rope_theta !== null;
+      parts.push(`rope_parameters.rope_theta = ${repr(params.rope_theta)} is among what is dropped: the base comes from ` +
+        (top ? `the top-level rope_theta = ${repr(data.rope_theta)}.` : "the config class's default, without a warning" +
+          (spec && spec.uses_rope ? ` (${spec.base.toLocaleString("en-US")} here).` : ".")));
     } else if (lost.length && !nested) {
       parts.push(`Dropped: ${lost.map((k) => `rope_parameters.${k}`).join(", ")}.`);
     }
@@ -208,8 +212,10 @@ function partialWarning(data, family) {
   if (family.rotary === "head") {
     return { id: "partial_rotary", title: "partial_rotary_factor that the family ignores", text: `${what}, but ` +
       `the ${repr(family.key)} family's default rotary embedding rotates the whole head and ignores it, while the scaled RoPE types of ` +
-      "transformers (linear, dynamic, yarn, longrope, llama3) compute int(head_dim × factor) frequencies: adding a " +
-      "scaling block changes how many dims rotate. rope_spec refuses this config rather than guess." };
+      "transformers (linear, dynamic, yarn, longrope, llama3) compute int(head_dim × factor) frequencies: with a scaling " +
+      "block, cos and sin no longer fit the head and the forward pass fails (\"The size of tensor a … must match the size " +
+      "of tensor b\"). This page (like rope_spec) refuses the config rather than guess: remove partial_rotary_factor (this family " +
+      "rotates the whole head) or set it to 1." };
   }
   if (family.read || family.rotary === "rotary_dim") {
     return { id: "partial_rotary", title: "partial_rotary_factor that the family ignores",
@@ -218,21 +224,30 @@ function partialWarning(data, family) {
   return null;
 }
 
-// rope_types that transformers' shared RoPE code gained after its first releases: the version that added each
-const ADDED_IN = { llama3: "transformers 4.43" };
+// rope_types that transformers gained after its first releases: what a transformers 4 release without it does
+const OLDER_TRANSFORMERS = {
+  llama3: "transformers before 4.43 refuses to load this config (\"rope_scaling must be a dictionary with two fields, " +
+    "type and factor\"): upgrade it",
+};
 
-function loaderWarning(data, spec) {
+function loaderWarning(data, spec, ctx) {
   if (!spec || !spec.uses_rope) return null;
   const parts = [];
   const params = blockOf(data.rope_parameters);
   const v5only = params && !blockOf(data.rope_scaling) && (data.rope_theta === undefined || data.rope_theta === null);
-  const rows = spec.scaling === "default" ? [] : pairTable(spec, { trained: null, maximum: null });
+  const rows = spec.scaling === "default" ? [] : pairTable(spec, { trained: null, maximum: ctx.maximum });
   const moved = rows.filter((r) => r.moved).length;
   if (spec.scaling !== "default") {
-    const added = ADDED_IN[spec.scaling] ? ` (${ADDED_IN[spec.scaling]} added it)` : "";
-    parts.push(`rope_type ${repr(spec.scaling)}${added}: a loader that does not know it, or code that builds the ` +
-      `frequencies from the base alone, drops it and runs plain RoPE: ${moved} of ${rows.length} pairs, the ones the ` +
-      `scaling moved, would turn at their unscaled frequencies` + (spec.attention_factor !== 1
+    const at = spec.depends_on_length && ctx.maximum ? ` at ${ctx.maximum.toLocaleString("en-US")} tokens` : "";
+    const older = OLDER_TRANSFORMERS[spec.scaling];
+    const effect = moved === 0
+      ? `the scaling moves no pair up to ${at ? at.slice(4) : "the maximum context"} (it acts only past ` +
+        `${(spec.scaling_params.original_max_position_embeddings ?? 0).toLocaleString("en-US")} tokens), so nothing changes up to ` +
+        "there; past it plain RoPE extrapolates"
+      : `${moved} of ${rows.length} pairs, the ones the scaling moves${at}, would turn at their unscaled frequencies`;
+    parts.push(`rope_type ${repr(spec.scaling)}: ` + (older ? `${older}. Code` : "code") + " that builds the frequencies " +
+      "from the base alone (an older converter or inference engine, a hand-written RoPE) drops it silently and runs " +
+      `plain RoPE: ${effect}` + (spec.attention_factor !== 1
       ? `, and cos and sin would lose their factor ${fmtG(spec.attention_factor, 6)}.` : "."));
   }
   if (v5only && (spec.scaling !== "default" || spec.base !== 10000)) {
@@ -241,21 +256,22 @@ function loaderWarning(data, spec) {
       (spec.scaling !== "default" ? ", with no scaling." : "."));
   }
   if (!parts.length) return null;
-  return { id: "old_loader", title: "A scaling an older loader would drop", text: parts.join(" ") };
+  return { id: "old_loader", title: "A scaling an older loader would refuse or drop", text: parts.join(" ") };
 }
 
 function bf16Warning(spec, ctx) {
   if (!spec || !spec.uses_rope || !ctx.maximum) return null;
   const inv = spec.inv_freq().map((t) => Math.fround(t));
   let worst = 0, pair = 0;
-  inv.forEach((t, i) => { const d = Math.abs(bf16(t) - t); if (d > worst) { worst = d; pair = i; } });
+  let faster = true;
+  inv.forEach((t, i) => { const d = Math.abs(bf16(t) - t); if (d > worst) { worst = d; pair = i; faster = bf16(t) > t; } });
   if (worst === 0) return null;
   const atMax = ctx.maximum * worst;
   if (atMax < 0.01) return null;
   const from = Math.ceil(BF16_ANGLE / worst);
   return { id: "bf16", title: "Angles a bf16 inv_freq would round", text: "If a model-wide cast such as " +
     "model.to(torch.bfloat16) rounds the inv_freq buffer (8 significant bits), pair " +
-    `${pair} turns ${fmtG(worst, 3)} rad per position too fast or too slow: its angle is off by ${fmtG(atMax, 3)} rad at ` +
+    `${pair} turns ${fmtG(worst, 3)} rad per position too ${faster ? "fast" : "slow"}: its angle is off by ${fmtG(atMax, 3)} rad at ` +
     `position ${ctx.maximum.toLocaleString("en-US")}, and by more than ${BF16_ANGLE} rad from position ${from.toLocaleString("en-US")} on. ` +
     "Load in the dtype you want (from_pretrained(..., dtype=torch.bfloat16)) instead of casting afterwards." };
 }
@@ -266,5 +282,5 @@ export function warnings(reg, config, spec, published = null) {
   if (!data) return [];
   const ctx = contexts(data, spec, published);
   return [schemasWarning(data, spec), headWarning(reg, config, data, family, spec), partialWarning(data, family),
-    loaderWarning(data, spec), bf16Warning(spec, ctx)].filter(Boolean);
+    loaderWarning(data, spec, ctx), bf16Warning(spec, ctx)].filter(Boolean);
 }

@@ -14,7 +14,9 @@ const el = (tag, attrs = {}, ...children) => {
   for (const c of children) node.append(c);
   return node;
 };
-const num = (x) => (x === null || x === undefined ? "–" : !Number.isFinite(x) ? "∞" : fmtG(x, 4));
+// 4 significant digits; large numbers (wavelengths, turns) as grouped integers, 11,970 rather than 1.197e+04
+const num = (x) => (x === null || x === undefined ? "–" : !Number.isFinite(x) ? "∞"
+  : Math.abs(x) >= 1e4 && Math.abs(x) < 1e15 ? Number(fmtG(x, 4)).toLocaleString("en-US", { maximumFractionDigits: 0 }) : fmtG(x, 4));
 const tokens = (n) => (n ? n.toLocaleString("en-US") : "unknown");
 
 const state = { published: null };
@@ -103,7 +105,17 @@ function selection() {
 
 function showError(title, message) {
   const box = $("mc-error");
-  box.replaceChildren(el("p", {}, el("strong", {}, title + " ")), el("p", { class: "mc-message" }, message));
+  const cut = message.indexOf("; supported: ");
+  const parts = [el("p", {}, el("strong", {}, title + " ")), el("p", { class: "mc-message" }, cut < 0 ? message : message.slice(0, cut) + ".")];
+  if (cut >= 0) {
+    // the model_types rope_spec reads: a hundred names, folded so that the message itself stays short
+    const names = message.slice(cut + "; supported: ".length);
+    parts.push(el("p", {}, "Check the spelling of model_type against the repository's config.json; a multimodal " +
+      "model's language model is often in its text_config."));
+    parts.push(el("details", {}, el("summary", {}, `The ${names.split(", ").length} model_type values this page reads`),
+      el("p", { class: "mc-message" }, names)));
+  }
+  box.replaceChildren(...parts);
   box.hidden = false;
 }
 
@@ -142,12 +154,13 @@ function run(select, keepLayers) {
     spec = ropeSpec(registry, config, selection());
   } catch (err) {
     if (!(err instanceof SpecError)) throw err;
-    const title = !modelType ? "No model_type." : !family ? "Unknown or unsupported family." : "rope_spec refuses this config.";
+    const title = !modelType ? "No model_type." : !family ? "Unknown or unsupported family."
+      : "This config cannot be read as it stands; what to fix:";
     showError(title, err.message);
   }
   showWarnings(warnings(registry, config, spec, state.published));
   if (!spec) {
-    $("mc-status").textContent = "rope_spec refused the config; see the message.";
+    $("mc-status").textContent = "Not read: see the message below.";
     return;
   }
   $("mc-describe").textContent = spec.describe();
@@ -189,14 +202,18 @@ function showPairs(spec, ctx) {
   const done = rows.filter((r) => r.turns_trained !== null && r.turns_trained >= 1).length;
   const moved = rows.filter((r) => r.moved).length;
   const still = rows.filter((r) => r.inv_freq === 0).length;
-  const parts = [`Training context ${tokens(ctx.trained)} tokens (${ctx.source.trained || "not stated"}); maximum context ` +
-    `${tokens(ctx.maximum)} (${ctx.source.maximum || "not stated"}).`];
+  const parts = [ctx.trained ? `Training context ${tokens(ctx.trained)} tokens (${ctx.source.trained}); maximum context ` +
+    `${tokens(ctx.maximum)} tokens (${ctx.source.maximum}).` : "The config states no context length " +
+    "(max_position_embeddings), so the turns over the training context are left out."];
   if (ctx.trained) {
     parts.push(`${done} of ${rows.length} pairs complete a full turn within the training context (at their unscaled ` +
       `frequency, as in pre-training); the other ${rows.length - done - still} see only an arc of their circle in training.`);
   }
+  const atMax = spec.depends_on_length && ctx.maximum;
   parts.push(spec.scaling === "default" ? "No scaling: every pair turns at b^(−2i/d)."
-    : `The ${spec.scaling} scaling moved ${moved} of ${rows.length} pairs (ratio ≠ 1).`);
+    : `The ${spec.scaling} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1)` + (atMax
+      ? `. It depends on the length: the table shows the frequencies at the maximum context, ${tokens(ctx.maximum)} tokens ` +
+        "(up to the original context the model uses other ones; describe() above gives those)." : "."));
   if (still) parts.push(`${still} pairs do not turn at all (proportional RoPE).`);
   $("mc-pairs-summary").textContent = parts.join(" ");
   const head = el("tr", {}, ...["pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain", "turns in training (unscaled)", "turns at max"]

@@ -77,7 +77,12 @@ function ropeBlock(cfg) {
       throw valueError(`rope_parameters and rope_scaling disagree: ${values}. transformers 5 would keep rope_scaling ` +
         "only and drop the rest of rope_parameters (its rope_theta included); give one of them");
     }
-    return [{ ...b1, ...b2 }, "rope_scaling"];
+    // no clash, but transformers 5 still keeps rope_scaling alone (transformers 4 never reads rope_parameters)
+    for (const k of Object.keys(b1).filter((k) => !Object.prototype.hasOwnProperty.call(b2, k)).sort()) {
+      cfg.defaults.push(`${n1}.${k} = ${repr(b1[k])} is not read: transformers 5 keeps ${n2} alone when a config ` +
+        `has both (and transformers 4 never reads ${n1})`);
+    }
+    return [b2, n2];
   }
   return [blocks[0][1], blocks[0][0]];
 }
