@@ -467,6 +467,13 @@ def test_page_names_each_trap(mc_page):
     for warning, config in WARNINGS.items():
         shown = _check(mc_page, config)
         assert warning in shown["warnings"], (warning, shown["warnings"], shown["error"])
+    # Gemma 3 4B's released config.json states neither head_dim nor num_attention_heads (the class fills in 256
+    # and 8, with hidden_size 2560): the page still warns about the head size
+    gemma = {"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
+                                                     "num_hidden_layers": 34, "sliding_window": 1024,
+                                                     "rope_scaling": {"rope_type": "linear", "factor": 8.0}}}
+    shown = _check(mc_page, gemma)
+    assert "head_dim" in shown["warnings"] and shown["output"], (shown["warnings"], shown["error"])
     plain = _check(mc_page, dict(M.PUBLISHED["Llama 2 7B"].config))
     assert not {"schemas", "head_dim", "partial_rotary", "old_loader"} & set(plain["warnings"]), plain["warnings"]
     # both schemas that disagree: rope_spec refuses, and the page says why, next to the warning

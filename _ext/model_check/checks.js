@@ -75,9 +75,9 @@ export function contexts(data, spec, published = null) {
   const trained = published?.trained ?? original ?? mpe;
   const maximum = published?.extended ?? mpe ?? trained;
   const source = {
-    trained: published?.trained ? "as its authors report it" : original ? "original_max_position_embeddings"
-      : mpe ? "max_position_embeddings (the config states no other)" : "",
-    maximum: published?.extended ? "as its authors report it" : mpe ? "max_position_embeddings" : "",
+    trained: published?.trained ? "as its authors report it" : original ? "from original_max_position_embeddings"
+      : mpe ? "from max_position_embeddings: the config states no shorter training length, so this may overstate it" : "",
+    maximum: published?.extended ? "as its authors report it" : mpe ? "from max_position_embeddings" : "",
   };
   return { trained, maximum: Math.max(maximum ?? 0, trained ?? 0) || null, source };
 }
@@ -158,7 +158,8 @@ function schemasWarning(data, spec) {
     const clash = Object.keys(params).filter((k) => k in scaling && JSON.stringify(params[k]) !== JSON.stringify(scaling[k]));
     const lost = Object.keys(params).filter((k) => !(k in scaling));
     parts.push("This config states its RoPE twice: rope_parameters (transformers 5's field) and rope_scaling " +
-      "(transformers 4's). transformers 5 keeps rope_scaling as the whole description and drops the rest of rope_parameters.");
+      "(transformers 4's). transformers 5 keeps rope_scaling as the whole description and drops the rest of rope_parameters; " +
+      "transformers 4 never reads rope_parameters.");
     if (clash.length) {
       parts.push("They disagree: " + clash.map((k) => `rope_parameters.${k} = ${repr(params[k])} but rope_scaling.${k} = ${repr(scaling[k])}`).join("; ") + ".");
     }
@@ -182,6 +183,15 @@ function schemasWarning(data, spec) {
 
 function headWarning(reg, config, data, family, spec) {
   const hidden = data.hidden_size ?? data.n_embd, heads = data.num_attention_heads ?? data.n_head;
+  if (family && family.rotary !== "mla" && family.head === "head_dim" && spec && !Number.isInteger(data.head_dim) &&
+    heads === undefined) {
+    // a released config may leave both to the config class (Gemma 3 4B: 256-dim heads, 8 heads, hidden 2560)
+    return { id: "head_dim", title: "Head size left to the config class", text: `${headSource(reg, config, spec)} ` +
+      "The config states neither head_dim nor num_attention_heads: both come from the defaults of " +
+      `${family.label}'s config class, and the code uses ${spec.head_dim}-dim heads. A tool that derives the head size ` +
+      "from hidden_size / num_attention_heads, with defaults of its own (an older converter or engine), may build heads " +
+      "of another size. Before converting the model, write head_dim and num_attention_heads into the config." };
+  }
   if (!family || family.rotary === "mla" || !Number.isInteger(hidden) || !Number.isInteger(heads) || heads <= 0) return null;
   const split = hidden / heads;
   const stated = Number.isInteger(data.head_dim) ? data.head_dim : null;

@@ -85,13 +85,18 @@ function layerOptions(config, plan) {
   }
 }
 
-function fillLayers(options, select) {
+function fillLayers(options, select, plan = null) {
   const box = $("mc-layer-box"), picker = $("mc-layer");
   const before = picker.value;
   picker.replaceChildren(...options.map((o) => el("option", { value: o.value }, o.label)));
   box.hidden = options.length === 0;
   if (!options.length) return;
   let want = before;
+  if (plan && !options.some((o) => o.value === want)) {
+    // a new config: open at its first layer that uses RoPE (Qwen3-Next's layer 0 is a linear-attention layer)
+    const first = plan.groups.find((g) => g.summary.includes("RoPE on"));
+    if (first) want = `layer:${first.layers[0]}`;
+  }
   if (select && Number.isInteger(select.layer)) want = `layer:${select.layer}`;
   else if (select && select.layer_type) want = options.find((o) => o.type === select.layer_type)?.value;
   picker.value = options.some((o) => o.value === want) ? want : options[0].value;
@@ -137,7 +142,18 @@ function check(select = null, keepLayers = false) {
   }
 }
 
+/** Where a published model's values come from (rows not checked against a released file say so). */
+function showSource(p) {
+  const box = $("mc-source");
+  box.hidden = !p;
+  if (!p) return;
+  box.textContent = (p.verified ? "Values from the book's table of released models" : "Not verified: these values " +
+    "were not checked against the released config.json, so check them before you rely on them") +
+    (p.note ? ` (${p.note}).` : ".");
+}
+
 function run(select, keepLayers) {
+  showSource(state.published);
   const parsed = parse($("mc-config").value);
   if (parsed.error) {
     $("mc-layer-box").hidden = true;
@@ -148,7 +164,7 @@ function run(select, keepLayers) {
   const config = parsed.config;
   const { data, family, modelType } = familyOf(registry, config);
   const plan = family ? layerPlan(registry, config) : null;
-  if (!keepLayers) fillLayers(family ? layerOptions(config, plan) : [], select);
+  if (!keepLayers) fillLayers(family ? layerOptions(config, plan) : [], select, plan);
   let spec = null;
   try {
     spec = ropeSpec(registry, config, selection());
