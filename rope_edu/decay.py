@@ -289,6 +289,9 @@ def _criterion_frequencies(dim: int, base: float, rotary_dim: int | None, inv_fr
     if inv_freq is not None:
         if rotary_dim is not None:
             raise ValueError("give rotary_dim or inv_freq, not both")
+        if base != 10000.0:
+            raise ValueError(f"give base or inv_freq, not both: inv_freq sets every frequency, so base={base!r} "
+                             "would be ignored")
         arr = np.asarray(inv_freq)
         if arr.ndim != 1 or not 1 <= arr.shape[0] <= dim // 2:
             raise ValueError(f"inv_freq must have shape (k,) with 1 <= k <= dim // 2 = {dim // 2}, "
@@ -304,12 +307,15 @@ def _criterion_frequencies(dim: int, base: float, rotary_dim: int | None, inv_fr
 
 def similarity_advantage(distance: Any, dim: int, base: float = 10000.0, *, rotary_dim: int | None = None,
                          inv_freq: Any = None) -> np.ndarray:
-    """Men et al.'s criterion :math:`B(\\delta) = \\sum_{i=0}^{d/2-1} \\cos\\delta\\theta_i`.
+    """Men et al.'s criterion :math:`A(\\delta) = \\sum_{i=0}^{d/2-1} \\cos\\delta\\theta_i`.
+
+    Men et al. write it :math:`B_{m,\\theta}` with :math:`m` the distance; it is called
+    :math:`A` here because :math:`B(\\delta)` is RoFormer's bound (:func:`relative_upper_bound`).
 
     For a query :math:`q` with independent coordinates of variance :math:`\\sigma^2`, a similar key
     :math:`q + \\varepsilon` and an unrelated key :math:`k` (:math:`\\varepsilon`, :math:`k` independent
     of :math:`q`, :math:`\\varepsilon` of mean 0, :math:`k` of the same mean as :math:`q`), the similar
-    key's mean score advantage at distance :math:`\\delta` is :math:`2\\sigma^2 B(\\delta)`; for
+    key's mean score advantage at distance :math:`\\delta` is :math:`2\\sigma^2 A(\\delta)`; for
     :math:`\\sigma = 1` it is ``expected_score(distance, dim, base, correlation=1.0)``. Pairs that do
     not rotate (partial rotary, p-RoPE) have :math:`\\theta_i = 0` and add 1 at every distance.
 
@@ -327,7 +333,8 @@ def similarity_advantage(distance: Any, dim: int, base: float = 10000.0, *, rota
     inv_freq : array_like, shape (k,), optional
         The rotated pairs' frequencies instead of ``base`` and ``rotary_dim`` (a scaled model's,
         :meth:`rope_edu.RopeSpec.inv_freq`), ``1 <= k <= dim // 2``; the other ``dim // 2 - k``
-        pairs have frequency 0.
+        pairs have frequency 0, and so do entries that are 0 (proportional RoPE). Leave ``base``
+        at its default and ``rotary_dim`` unset when giving it (else ValueError).
 
     Returns
     -------
@@ -391,7 +398,7 @@ def max_context(dim: int, base: float = 10000.0, *, rotary_dim: int | None = Non
     """The longest context a base serves by Men et al.'s criterion: the first distance where it fails.
 
     Returns the smallest integer distance :math:`\\delta \\ge 0` with
-    :math:`B(\\delta) = \\sum_{i<d/2} \\cos\\delta\\theta_i < 0` (:func:`similarity_advantage`): a context
+    :math:`A(\\delta) = \\sum_{i<d/2} \\cos\\delta\\theta_i < 0` (:func:`similarity_advantage`): a context
     of :math:`L` tokens has distances :math:`0, \\dots, L-1`, so the criterion holds for every
     :math:`L` up to the returned value and fails beyond it. The value is not monotone in the base:
     a larger base can serve a shorter context.
@@ -405,7 +412,9 @@ def max_context(dim: int, base: float = 10000.0, *, rotary_dim: int | None = Non
     rotary_dim : int, optional
         Rotated coordinates (default ``dim``); the other pairs have frequency 0.
     inv_freq : array_like, shape (k,), optional
-        The rotated pairs' frequencies instead of ``base`` and ``rotary_dim`` (a scaled model's).
+        The rotated pairs' frequencies instead of ``base`` and ``rotary_dim`` (a scaled model's),
+        ``1 <= k <= dim // 2``; the other pairs have frequency 0. Not together with a ``base`` other
+        than the default or with ``rotary_dim`` (ValueError).
     limit : int, default 2**24
         Distances searched: ``0 .. limit - 1``.
 

@@ -40,6 +40,26 @@ def test_max_context_is_the_first_negative_distance(dim, base):
     assert f[first] < 0 and np.all(f[:first] >= 0)
 
 
+@pytest.mark.parametrize("name", ["Llama 3.1 8B", "Qwen3 8B", "Gemma 3 4B, global layers", "GPT-OSS 20B"])
+def test_max_context_with_scaled_frequencies_is_the_first_negative_distance(name):
+    # the inv_freq path (what chapter 5's table of released models uses) against a direct sum
+    spec = PUBLISHED[name].spec()
+    theta = spec.inv_freq(seq_len=PUBLISHED[name].extended if spec.depends_on_length else None)
+    first = max_context(spec.head_dim, inv_freq=theta)
+    f = _direct(spec.head_dim, None, first + 1, theta=theta)
+    assert f[first] < 0 and np.all(f[:first] >= 0)
+
+
+def test_zero_entries_of_inv_freq_count_as_unrotated():
+    # proportional RoPE (Gemma 4's global layers): the slow pairs' entries are 0 in inv_freq itself
+    fast = frequencies(128, 10000.0)[:16]
+    padded = np.concatenate([fast, np.zeros(48)])
+    assert max_context(128, inv_freq=padded) is None
+    assert max_context(128, inv_freq=padded) == max_context(128, inv_freq=fast)
+    np.testing.assert_allclose(similarity_advantage(np.arange(3000), 128, inv_freq=padded),
+                               48 + _direct(None, None, 3000, theta=fast), atol=1e-9)
+
+
 def test_max_context_known_values_and_limits():
     assert max_context(128, 10000.0) == 1707
     assert max_context(128, 500000.0) == 18438
@@ -97,6 +117,10 @@ def test_min_base_trivial_contexts():
     (lambda: max_context(128, limit=0), ValueError, "limit"),
     (lambda: max_context(128, rotary_dim=256), ValueError, "rotary_dim"),
     (lambda: max_context(128, rotary_dim=64, inv_freq=np.ones(4)), ValueError, "not both"),
+    (lambda: max_context(128, 5e5, inv_freq=np.ones(4)), ValueError, "base or inv_freq"),
+    (lambda: similarity_advantage(0, 128, 5e5, inv_freq=np.ones(4)), ValueError, "base or inv_freq"),
+    (lambda: max_context(128, inv_freq=np.ones((2, 3))), ValueError, "inv_freq"),
+    (lambda: max_context(128, limit=True), TypeError, "limit"),
     (lambda: max_context(128, inv_freq=np.ones(65)), ValueError, "inv_freq"),
     (lambda: max_context(128, inv_freq=[np.nan]), ValueError, "inv_freq"),
     (lambda: max_context(128, inv_freq=["a"]), TypeError, "inv_freq"),

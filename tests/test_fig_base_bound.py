@@ -50,3 +50,34 @@ def test_models_rotate_whole_heads():
 def test_bad_input(args, exc, match):
     with pytest.raises(exc, match=match):
         B.readouts(*args)
+
+
+def test_drawing_fits_the_desktop_column():
+    # core.js never shows the SVG narrower than width * 10 / 11 + 1 px (10 px text); the book's code
+    # column is 688 px at 1280 px, so a wider figure scrolls sideways even on a desktop
+    import math
+    import re
+    from pathlib import Path
+
+    js = (Path(B.__file__).parent / "js" / "base_bound.js").read_text()
+    width = int(re.search(r"figure\(draw, \{ width: (\d+)", js).group(1))
+    assert math.ceil(width * 10 / 11) + 1 <= 688
+
+
+def test_models_sit_at_their_own_base_and_context():
+    for m in B.models():
+        spec = PUBLISHED[m["name"]].spec()
+        assert m["base"] == spec.base and m["head_dim"] == spec.head_dim
+        assert m["released"] is None or m["released"] > m["trained"]
+
+
+def test_attended_span_windows_and_chunks():
+    from transformers import Llama4TextConfig
+
+    assert B.LLAMA4_CHUNK == Llama4TextConfig().attention_chunk_size
+    assert B.attended_span(PUBLISHED["Llama 4 Scout"]) == B.LLAMA4_CHUNK
+    assert B.attended_span(PUBLISHED["Gemma 3 4B, local layers"]) == 1024
+    assert B.attended_span(PUBLISHED["Gemma 3 4B, global layers"]) is None
+    assert B.attended_span(PUBLISHED["Llama 2 7B"]) is None
+    scout = next(m for m in B.models() if m["name"] == "Llama 4 Scout")
+    assert (scout["trained"], scout["released"]) == (B.LLAMA4_CHUNK, None)

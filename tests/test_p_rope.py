@@ -75,3 +75,25 @@ def test_cached_results_are_consistent_with_the_code():
         assert result["summary_new_positions"][task] == script.summarise_fractions(runs, "accuracy_new_positions")
         assert result["summary_probes"][task] == script.summarise_probes(runs)
     assert result["probes"] == {k: list(v) for k, v in script.PROBES.items()}
+
+
+def test_freezing_pairs_stops_exactly_those_pairs():
+    # freeze_at_eval's mechanism: no pair frozen is RoPE (its inv_freq path equals the default one),
+    # the fastest pairs frozen changes the output, every pair frozen is NoPE with the same weights
+    cfg = T.ToyConfig(d_model=16, n_heads=2, n_layers=1, train_len=12, eval_lens=(12,))
+    x, *_ = T.make_batch("shift", 2, 12, cfg.vocab, seed=3)
+    torch.manual_seed(0)
+    model = T.TinyLM(cfg, "rope").eval()
+    torch.manual_seed(0)
+    nope = T.TinyLM(cfg, "nope").eval()
+    outputs = {}
+    with torch.no_grad():
+        outputs["rope"] = model(x)
+        for name, pairs in (("none", ()), ("fast", (0, 1)), ("all", range(4))):
+            for block in model.blocks:
+                block.set_frozen(pairs)
+            outputs[name] = model(x)
+        outputs["nope"] = nope(x)
+    torch.testing.assert_close(outputs["none"], outputs["rope"], atol=1e-5, rtol=1e-5)
+    assert (outputs["fast"] - outputs["rope"]).abs().max() > 1e-3
+    torch.testing.assert_close(outputs["all"], outputs["nope"], atol=1e-6, rtol=1e-6)

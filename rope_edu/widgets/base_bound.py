@@ -28,7 +28,8 @@ from ..decay import max_context, wavelengths
 from ..models import PUBLISHED
 from ._core import Control, Figure
 
-__all__ = ["DIMS", "LOG10_BASES", "BASE_GRID", "LOG2_CONTEXTS", "models", "readouts", "data", "CONTROLS", "DEMO"]
+__all__ = ["DIMS", "LOG10_BASES", "BASE_GRID", "LOG2_CONTEXTS", "LLAMA4_CHUNK", "attended_span", "models", "readouts",
+           "data", "CONTROLS", "DEMO"]
 
 #: Head dimensions offered by the drop-down (strings, as a ``<select>`` holds them).
 DIMS: tuple[str, ...] = ("64", "96", "128", "256")
@@ -40,6 +41,35 @@ BASE_GRID: np.ndarray = 10.0 ** np.round(np.arange(30, 81) / 10.0, 1)
 LOG2_CONTEXTS = (8, 24, 1)
 #: Distances searched for the reach (past the context slider's end).
 LIMIT = 2**25
+#: Llama 4's chunked-attention (RoPE) layers attend within chunks of this many tokens when the
+#: configuration does not say: ``Llama4TextConfig``'s ``attention_chunk_size`` default.
+LLAMA4_CHUNK = 8192
+
+
+def attended_span(pub: Any) -> int | None:
+    """How far back a released layer can look, when its attention is local; else None.
+
+    A sliding-window layer (Gemma 3's local layers) never sees a key more than ``sliding_window``
+    tokens back, and a chunked-attention layer (Llama 4's RoPE layers) none outside its chunk of
+    ``attention_chunk_size`` tokens (default :data:`LLAMA4_CHUNK`): the distances such a layer meets
+    stay below that span whatever the context, so the criterion is asked only up to it.
+
+    Parameters
+    ----------
+    pub : rope_edu.models.Published
+        A row of :data:`rope_edu.models.PUBLISHED`.
+
+    Returns
+    -------
+    int or None
+        The window or the chunk in tokens, or None for a layer that attends over the whole context.
+    """
+    spec = pub.spec()
+    if spec.layer_type == "sliding_attention":
+        return int(pub.config["sliding_window"])
+    if spec.layer_type == "chunked_attention":
+        return int(pub.config.get("attention_chunk_size", LLAMA4_CHUNK))
+    return None
 
 
 def _base_index(log10_base: float) -> int:
@@ -71,7 +101,8 @@ def models() -> list[dict[str, Any]]:
     """The released models the figure can show: name, head_dim, base, trained and released context.
 
     Models of :data:`rope_edu.models.PUBLISHED` whose layer rotates every coordinate of its heads,
-    with a known context (the trained one, else the released one; a sliding-window layer's window)
+    with a known context (the trained one, else the released one; a sliding-window layer's window,
+    a chunked layer's chunk: :func:`attended_span`)
     and a base on the slider; the
     others (partial rotary, MLA's rotary part) never fail the criterion (see
     :func:`rope_edu.max_context`) and are left out of the plane.
@@ -82,9 +113,9 @@ def models() -> list[dict[str, Any]]:
         if not spec.uses_rope or spec.rotary_dim != spec.head_dim or spec.rotating_pairs is not None:
             continue
         trained, released = pub.trained or pub.extended, pub.extended
-        window = pub.config.get("sliding_window") if spec.layer_type == "sliding_attention" else None
-        if window:  # a sliding-window layer never sees a key further back than its window
-            trained, released = min(trained or window, int(window)), None
+        span = attended_span(pub)
+        if span:  # a sliding window or an attention chunk: no key further back than that
+            trained, released = min(trained or span, span), None
         if trained is None or not 10**LOG10_BASES[0] <= spec.base <= 10**LOG10_BASES[1]:
             continue
         out.append({"name": name, "head_dim": spec.head_dim, "base": spec.base, "trained": trained,

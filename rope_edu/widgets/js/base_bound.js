@@ -40,7 +40,7 @@ function draw(fig) {
 
   // right: the plane of contexts and bases
   const xr = [128, 3.4e7], yr = [1e3, 1e8];
-  const right = plot(svg, { x: 392, y: 34, w: 340, h: 286 }, {
+  const right = plot(svg, { x: 392, y: 34, w: 335, h: 286 }, {
     x: xr, y: yr, xlog: true, ylog: true, xlabel: "context L (tokens, log)", ylabel: "base b (log)",
     title: `Men et al.'s criterion, d = ${d}`, ylabelOffset: 44,
   });
@@ -86,10 +86,15 @@ function draw(fig) {
   fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
   fig.readout("critical", "critical dimension", 2 * turning, 0, `of ${d}`);
   fig.readout("reach", "criterion holds up to", reaches[k], 0, "tokens");
-  fig.readout("ratio", "that ÷ L", reaches[k] / L, 3);
-  if (key.length) fig.note(`Models (dots: trained context, or a sliding window; rings: released context): ${key.join("; ")}.`);
+  fig.readout("ratio", "reach ÷ L", reaches[k] / L, 3);
+  if (key.length) {
+    fig.note(`Models (dots: trained context, or a sliding window or attention chunk; rings: released context): ${key.join("; ")}. ` +
+      "Dots and rings sit at the model's own base; the shade is for unscaled frequencies, so it does not judge a " +
+      "ring whose model scales its frequencies (the chapter's table gives the scaled reach).");
+  }
   fig.note(`The marker is (L, b): green where the criterion holds at every distance below L, vermillion where it fails. ` +
     `Only models that rotate every coordinate of a ${d}-dimensional head are drawn; partial rotary and MLA never fail it.`);
 }
 
-export default figure(draw, { width: 760, height: 400 });
+// 745 wide: the drawing's smallest width (10 px text) then fits the book's 688 px column at 1280 px
+export default figure(draw, { width: 745, height: 400 });
