@@ -1,0 +1,187 @@
+"""Checks out of the flow: one compact line per section that opens the section's verdicts.
+
+Every claim in a chapter is followed by a check cell (``rope_edu.verify``) that runs on every
+build and fails the build when its claim is wrong. A check whose code is not the lesson is
+tagged ``hide-input``; this extension gathers those cells of a section into one fold at the end
+of the section's own text (before its subsections)::
+
+    ✓ 6 checks in this section                 <- the only line the flow shows
+        checked: R_mᵀR_n = R_(n−m), ...        <- each verdict opens its code
+            with verify(...) as v: ...
+
+A cell is gathered when it is tagged ``hide-input``, is not inside an exercise or a solution,
+and everything it printed is verdict lines (``checked: ...``). Cells that print anything else
+(a table, a plot, a number the prose quotes) stay where they are, and so do the visible check
+cells, whose code is the lesson. Only the page changes: the notebooks, their execution and the
+reader notebooks are untouched.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+FOLDER = "rope_checks"
+STATIC = Path(__file__).with_name("check_folds")
+PREFIX = "checked:"
+
+
+class check_group(nodes.General, nodes.Element):
+    """The fold holding a section's checks (``checks`` verdicts) and the code of ``outputs``
+    other cells whose code is folded (plots, tables)."""
+
+
+class check_item(nodes.General, nodes.Element):
+    """One folded cell's code, opened from its ``verdicts`` (a check) or its ``label``."""
+
+
+def _visit_group(self, node: check_group) -> None:
+    n, m = node["checks"], node["outputs"]
+    parts = [f"{n} check{'s' if n != 1 else ''}"] if n else []
+    if m:
+        parts.append(f"the code of {m} {'figure' if node['plots'] == m else 'output'}{'s' if m != 1 else ''}")
+    label = " and ".join(parts) + " in this section"
+    mark = '<span class="rope-checks-mark" aria-hidden="true">✓</span> ' if n else ""
+    label = label[0].upper() + label[1:] if not n else label
+    self.body.append(f'<details class="rope-checks">\n<summary>{mark}{escape(label)}</summary>\n')
+
+
+def _visit_item(self, node: check_item) -> None:
+    if node["verdicts"]:
+        lines = "".join(f'<span class="rope-verdict">{escape(v)}</span>' for v in node["verdicts"])
+    else:
+        lines = f'<span class="rope-code-label">{escape(node["label"])}</span>'
+    self.body.append(f'<details class="rope-check">\n<summary><span class="rope-check-lines">{lines}</span></summary>\n')
+
+
+def _depart(self, node: nodes.Element) -> None:
+    self.body.append("</details>\n")
+
+
+def _split_verdicts(text: str) -> tuple[list[str], str]:
+    """(the verdicts printed in ``text``, each joined onto one line; the rest of the text)."""
+    verdicts: list[str] = []
+    rest: list[str] = []
+    in_verdict = False
+    for line in text.splitlines():
+        if line.startswith(PREFIX):
+            verdicts.append(line)
+            in_verdict = True
+        elif in_verdict and line.startswith("    "):   # verify() wraps a long verdict with an indent
+            verdicts[-1] += " " + line.strip()
+        else:
+            in_verdict = False
+            rest.append(line)
+    return verdicts, "\n".join(rest).strip("\n")
+
+
+def _label(output: nodes.Element | None) -> tuple[str, bool]:
+    """What a folded cell's code makes (for its line in the fold), and whether it is a plot."""
+    if output is not None:
+        for figure in output.findall(nodes.figure):
+            caption = next(iter(figure.findall(nodes.caption)), None)
+            if caption is not None:
+                words = caption.astext().split()
+                return "code of the figure: " + " ".join(words[:9]) + (" …" if len(words) > 9 else ""), True
+        if next(iter(output.findall(nodes.image)), None) is not None:
+            return "code of the figure above", True
+        if next(iter(output.findall(nodes.table)), None) is not None or "<table" in output.astext():
+            return "code of the table above", False
+    return "code of the output above", False
+
+
+def _in_exercise(node: nodes.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if type(parent).__name__.startswith(("exercise", "solution")):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _fold(cell: nodes.container) -> tuple[nodes.container, list[str], str, bool]:
+    """Take a folded cell apart: (its code as a cell of the fold, its verdicts, its label, is a
+    plot). The cell keeps, in place, whatever it printed besides its verdicts."""
+    source = [c for c in cell.children if c.get("nb_element") == "cell_code_source"]
+    output = next((c for c in cell.children if c.get("nb_element") == "cell_code_output"), None)
+    verdicts: list[str] = []
+    if output is not None:
+        for block in list(output.children):
+            if isinstance(block, nodes.literal_block) and "stream" in block["classes"]:
+                found, rest = _split_verdicts(block.astext())
+                verdicts += found
+                if not rest.strip():
+                    output.remove(block)
+                elif found:
+                    block.children = [nodes.Text(rest)]
+                    block.rawsource = rest
+        if not output.children:
+            cell.remove(output)
+            output = None
+    label, plot = _label(output)
+    for s in source:
+        cell.remove(s)
+    cell["hide_mode"] = None   # the fold replaces myst-nb's "Show code cell source" bar
+    folded = nodes.container(nb_element="cell_code", classes=list(cell["classes"]) + ["rope-check-cell"])
+    item = check_item(verdicts=verdicts, label=label)
+    item.extend(source)
+    folded.append(item)
+    return folded, verdicts, label, plot
+
+
+class GatherChecks(SphinxPostTransform):
+    """Move the code of a section's folded cells, and the verdicts of its checks, into one
+    :class:`check_group` (before myst-nb folds cell inputs, priority 199)."""
+
+    default_priority = 198
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        for section in list(self.document.findall(nodes.section)):
+            cells = [c for c in section.children
+                     if isinstance(c, nodes.container) and c.get("nb_element") == "cell_code"
+                     and c.get("hide_mode") == "input" and not _in_exercise(c)
+                     and any(x.get("nb_element") == "cell_code_source" for x in c.children)]
+            if not cells:
+                continue
+            group = check_group(checks=0, outputs=0, plots=0)
+            for cell in cells:
+                folded, verdicts, _, plot = _fold(cell)
+                group.append(folded)
+                if verdicts:
+                    group["checks"] += len(verdicts)
+                else:
+                    group["outputs"] += 1
+                    group["plots"] += plot
+                if not cell.children:
+                    section.remove(cell)
+            # at the end of the section's own text, before its first subsection
+            index = next((i for i, c in enumerate(section.children) if isinstance(c, nodes.section)),
+                         len(section.children))
+            section.insert(index, group)
+
+
+def _add_assets(app: Sphinx) -> None:
+    if app.builder.format == "html":
+        app.add_css_file(f"{FOLDER}/checks.css")
+
+
+def _write_assets(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir) / "_static" / FOLDER
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "checks.css").write_text((STATIC / "checks.css").read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_node(check_group, html=(_visit_group, _depart))
+    app.add_node(check_item, html=(_visit_item, _depart))
+    app.add_post_transform(GatherChecks)
+    app.connect("builder-inited", _add_assets)
+    app.connect("build-finished", _write_assets)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,156 @@
+"""Checks out of the flow, still running (_ext/check_folds.py).
+
+A copy of the repository whose table of contents holds one probe chapter is built with the real
+`make book` script: the folded checks of each section end up in one "✓ N checks in this
+section" fold, each verdict opening its code; what a check prints besides its verdict stays in
+the flow; visible checks and checks inside exercise solutions stay where they are. Then one
+check is made wrong on purpose and the build must fail, naming the claim.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+
+pytestmark = [pytest.mark.book, pytest.mark.slow]
+
+TOC = "format: jb-book\nroot: book/probe_intro\nchapters:\n  - file: notebooks/probe\n"
+FOLDED = {"tags": ["hide-input"]}
+RIGHT = "rope_edu.frequencies(4, base=100.0)[1]"   # 100 ** (-2/4) = 0.1
+
+
+def _md(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def _code(text: str, meta: dict | None = None) -> dict:
+    return {"cell_type": "code", "metadata": dict(meta or {}), "execution_count": None,
+            "outputs": [], "source": text}
+
+
+def _chapter(value: str) -> dict:
+    cells = [
+        _md("# Probe chapter\n\nOpening prose."),
+        _code("import rope_edu\nfrom rope_edu import verify\nimport numpy as np"),
+        _md("## First section\n\nA claim."),
+        _code(f'with verify("pair 1 of d = 4, base 100 turns 0.1 rad per token") as v:\n'
+              f'    v.close({value}, 0.1, rtol=1e-12)', FOLDED),
+        _code('with verify("pair 0 turns 1 rad per token") as v:\n'
+              '    v.close(rope_edu.frequencies(4, base=100.0)[0], 1.0, atol=0)\n'
+              'print("a number the prose quotes: 42")', FOLDED),
+        _code('with verify("the lesson: written out for the reader") as v:\n'
+              '    v.true(bool(rope_edu.frequencies(8)[0] == 1.0), "pair 0 is 1")'),
+        _md("### A subsection\n\nMore."),
+        _code('print(rope_edu.table([[1, 2]], ["a", "b"], caption="A probe table"))', FOLDED),
+        _md("## Exercises\n\n:::{exercise}\n:label: probe-ex\n\nDo it.\n:::\n\n"
+            ":::{solution-start} probe-ex\n:class: dropdown\n:::\n\nSolved."),
+        _code('with verify("inside a solution") as v:\n    v.true(True, "yes")', FOLDED),
+        _md(":::{solution-end}\n:::"),
+    ]
+    return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}
+
+
+def _write(root: Path, value: str) -> None:
+    nb = _chapter(value)
+    for i, cell in enumerate(nb["cells"]):
+        cell["id"] = f"c{i}"
+    (root / "notebooks" / "probe.ipynb").write_text(json.dumps(nb, indent=1), encoding="utf-8")
+
+
+def _build(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "build_book.py"), "--root", str(root)],
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("folds") / "repo"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = ROOT / name
+        if src.is_file() and not name.startswith("notebooks/"):
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, root / name)
+    (root / "notebooks").mkdir(exist_ok=True)
+    (root / "_toc.yml").write_text(TOC, encoding="utf-8")
+    (root / "book" / "probe_intro.md").write_text("# Probe book\n\nOne chapter.\n", encoding="utf-8")
+    _write(root, RIGHT)
+    result = _build(root)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-6000:]
+    return root
+
+
+@pytest.fixture(scope="module")
+def page(project) -> BeautifulSoup:
+    html = (project / "_build" / "html" / "notebooks" / "probe.html").read_text(encoding="utf-8")
+    return BeautifulSoup(html, "html.parser").select_one("article.bd-article")
+
+
+def _section(page: BeautifulSoup, heading: str):
+    h = page.find(lambda t: t.name in ("h2", "h3") and heading in t.get_text())
+    return h.find_parent("section")
+
+
+def test_a_sections_folded_checks_are_one_line(page):
+    first = _section(page, "First section")
+    groups = first.find_all("details", class_="rope-checks", recursive=False)
+    assert len(groups) == 1
+    summary = groups[0].find("summary").get_text(" ", strip=True)
+    assert summary == "✓ 2 checks in this section", summary
+    verdicts = [v.get_text() for v in groups[0].select("details.rope-check > summary .rope-verdict")]
+    assert verdicts[0].startswith("checked: pair 1 of d = 4, base 100 turns 0.1 rad per token; max")
+    assert verdicts[1].startswith("checked: pair 0 turns 1 rad per token")
+    # each verdict opens its own code
+    codes = [d.select_one(".cell_input").get_text() for d in groups[0].select("details.rope-check")]
+    assert "frequencies(4, base=100.0)[1]" in codes[0] and "print(" in codes[1]
+    # the fold sits after the section's own text, before its subsection
+    children = [c for c in first.children if getattr(c, "name", None)]
+    assert children.index(groups[0]) < children.index(first.find("section"))
+
+
+def test_what_a_check_prints_besides_its_verdict_stays_in_the_flow(page):
+    first = _section(page, "First section")
+    flow = [c for c in first.children if getattr(c, "name", None) and "rope-checks" not in (c.get("class") or [])]
+    text = " ".join(c.get_text() for c in flow)
+    assert "a number the prose quotes: 42" in text
+    assert "pair 0 turns 1 rad" not in text          # its verdict went into the fold
+    assert "Show code cell" not in text
+
+
+def test_visible_checks_and_solutions_stay_where_they_are(page):
+    first = _section(page, "First section")
+    visible = [c for c in first.find_all("div", class_="cell", recursive=False) if c.select_one(".cell_input")]
+    assert len(visible) == 1 and "the lesson" in visible[0].get_text()
+    solution = page.select_one(".solution")
+    assert solution is not None and "checked: inside a solution" in solution.get_text()
+    assert not solution.select("details.rope-checks")
+
+
+def test_other_folded_code_joins_the_fold_of_its_section(page):
+    sub = _section(page, "A subsection")
+    group = sub.find("details", class_="rope-checks", recursive=False)
+    assert group.find("summary").get_text(" ", strip=True) == "The code of 1 output in this section"
+    assert "A probe table" in sub.get_text()        # the output itself stays in the flow
+    assert "rope_edu.table" in group.select_one(".cell_input").get_text()
+
+
+def test_a_wrong_check_fails_the_build(project):
+    _write(project, RIGHT.replace("base=100.0", "base=10.0"))   # pair 1 now turns 0.316 rad
+    try:
+        result = _build(project)
+        out = result.stdout + result.stderr
+        assert result.returncode != 0, out[-3000:]
+        assert re.search(r"check failed: pair 1 of d = 4, base 100 turns 0\.1 rad per token", out), out[-3000:]
+    finally:
+        _write(project, RIGHT)
