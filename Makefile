@@ -1,5 +1,6 @@
 # rope-edu: `make book` builds the site, `make test` runs every test, `make lab` opens the notebooks.
-# Each target first creates .venv/ (if missing) and installs requirements.txt and the package.
+# Each target but help and clean first creates .venv/ (if missing) and installs requirements.txt and
+# the package.
 
 PYTHON ?= python3
 VENV   := .venv
