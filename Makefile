@@ -1,5 +1,6 @@
 # rope-edu: `make book` builds the site, `make test` runs every test, `make lab` opens the notebooks.
-# Each target first creates .venv/ (if missing) and installs requirements.txt and the package.
+# Each target but help and clean first creates .venv/ (if missing) and installs requirements.txt and
+# the package.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -35,14 +36,18 @@ book: $(STAMP)
 	$(BIN)/python scripts/build_book.py
 	@echo "The book is in _build/html: open file://$(CURDIR)/_build/html/index.html"
 
-# Two workers (pytest-xdist): the book is built once (the first worker to need it builds, the
-# other waits), tests that share one pass over the pages stay on one worker (--dist loadgroup),
-# and the slowest tests are listed at the end. The lower-bound environments of the reader-notebook
-# tests (tests/lower_bounds.py, cached in ~/.cache/rope-edu) are built in the background meanwhile
+# Two workers (pytest-xdist, tests dealt to whichever is free). What several tests share is made
+# once per run and handed over under a file lock: the book (tests/conftest.py: the first worker
+# that needs it builds, the other waits and reads its result), each survey of every page (a
+# worker that finds one under way does another meanwhile, then reads it) and the lower-bound
+# environment's copy (tests/lower_bounds.py). The slowest tests are listed at the end. (No
+# --dist loadgroup: with pytest 9 xdist does not honour the xdist_group marks, and the locks
+# share the work anyway.) The lower-bound environments of the reader-notebook tests
+# (tests/lower_bounds.py, cached in ~/.cache/rope-edu) are built in the background meanwhile
 # when their cache is cold (about 2 minutes); the tests wait for them.
 test: $(STAMP)
 	$(BIN)/python tests/lower_bounds.py --log >/dev/null 2>&1 &
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=20
+	$(BIN)/python -m pytest -n 2 --durations=20
 
 # JupyterLab refuses to run as root without --allow-root (containers, CI machines).
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)

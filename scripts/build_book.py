@@ -20,6 +20,11 @@ Before Sphinx runs, this script executes the chapters that miss the cache, two a
 Sphinx then rebuilds only the pages whose source changed; every page is rebuilt when the
 package, ``_config.yml``, ``_toc.yml`` or ``_ext/`` changed, or when the last build failed
 (an incremental build would not repeat the warnings of pages it does not read again).
+
+The decisions are one pure function, :func:`plan`: the state of the files (hashes, what the
+cache holds, the last build's record) in, which chapters run and why and whether every page is
+rebuilt and why out (tests/test_build_plan.py). :func:`build` gathers that state, prints the plan,
+then :func:`execute` runs the chapters and :func:`sphinx` builds the pages.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,120 +137,207 @@ def _short(names: list[str], n: int = 3) -> str:
     return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
 
 
-def build(root: Path, *, force: bool = False, jobs: int | None = None) -> int:
-    import nbformat
+# --- the plan: what runs and why, from the state of the files alone (no side effects) ----------
+
+@dataclass(frozen=True)
+class Chapter:
+    """What the output cache holds for one chapter (``name``: its path in the repository)."""
+
+    name: str
+    cached_at: datetime | None = None  # the cache holds outputs of its current code, made then
+    cached_seconds: float | None = None  # how long those took to run (older records lack it)
+    known: bool = False  # the cache holds outputs of another version of its code
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything the decisions depend on."""
+
+    chapters: tuple[Chapter, ...]  # in reading order
+    package: dict[str, str]  # manifest (path: sha256) of ``package_files``
+    site_key: str  # key_of the manifest of ``site_files``
+    new_cache: bool  # this package state had no cache folder before this build
+    last: dict  # the last build's record (``_build/.book_state.json``; {} before the first)
+    html_built: bool  # ``_build/html/index.html`` exists
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    execute: bool
+    why: str  # why it runs, or where its outputs come from
+
+
+@dataclass(frozen=True)
+class Plan:
+    chapters: tuple[Step, ...]
+    every_page: tuple[str, ...]  # why Sphinx rebuilds every page; () = only pages whose source changed
+    package_key: str
+
+    @property
+    def todo(self) -> list[Step]:
+        return [s for s in self.chapters if s.execute]
+
+
+def plan(state: State) -> Plan:
+    """Which chapters execute and why, and whether Sphinx rebuilds every page and why."""
+    pkg_key = key_of(state.package)
+    last = state.last
+    if state.force:
+        why_new = "--force"
+    elif state.new_cache and last.get("package"):
+        why_new = "package changed: " + _short(changed_files(last["package"], state.package))
+    else:
+        why_new = "no cache"
+
+    steps = []
+    for ch in state.chapters:
+        if ch.cached_at is not None and not state.force:
+            took = f", ran {ch.cached_seconds:.1f} s" if ch.cached_seconds is not None else ""
+            steps.append(Step(ch.name, False, f"outputs of {ch.cached_at:%Y-%m-%d %H:%M}{took}"))
+        else:
+            steps.append(Step(ch.name, True, "its code changed" if ch.known and not state.force else why_new))
+
+    every = []
+    if state.force:
+        every.append("--force")
+    if not state.html_built or not last:
+        every.append("no earlier build")
+    elif not last.get("ok"):
+        every.append("the last build failed")
+    if last.get("package_key") not in (None, pkg_key):
+        every.append("package changed")
+    if last.get("site_key") not in (None, state.site_key):
+        every.append("_config.yml, _toc.yml or _ext/ changed")
+    if any(s.execute and s.why != "its code changed" for s in steps) and not every:
+        every.append("outputs re-executed")
+    return Plan(tuple(steps), tuple(every), pkg_key)
+
+
+# --- the facts, the execution and Sphinx -----------------------------------------------------
+
+def _open_cache(build_dir: Path, pkg_key: str, force: bool):
+    """This package state's cache folder, linked for myst-nb (emptied first with ``force``), and
+    whether it is new; older states beyond :data:`KEEP_CACHES` are removed."""
     from jupyter_cache import get_cache
+
+    caches = build_dir / ".jupyter_caches"
+    folder = caches / pkg_key
+    if force and folder.exists():
+        shutil.rmtree(folder)
+    new = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.utime(folder)  # newest used: kept by _prune
+    _link_cache(build_dir, folder)
+    _prune(caches, folder)
+    return get_cache(str(folder)), new
+
+
+def _chapters(root: Path, cache) -> tuple[Chapter, ...]:
+    """What ``cache`` holds for each notebook of the table of contents."""
+    import nbformat
+
+    known_uris = {r.uri for r in cache.list_cache_records()}
+    out = []
+    for path in toc_notebooks(root):
+        try:
+            record = cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:
+            record = None
+        out.append(Chapter(
+            path.relative_to(root).as_posix(),
+            cached_at=record.created if record is not None else None,
+            cached_seconds=record.data.get("execution_seconds") if record is not None else None,
+            known=str(path) in known_uris,
+        ))
+    return tuple(out)
+
+
+def execute(root: Path, steps: list[Step], cache, jobs: int) -> list[str]:
+    """Run ``steps``, ``jobs`` at a time, store their outputs in ``cache``, say what ran and why;
+    returns the chapters that failed."""
+    import nbformat
     from jupyter_cache.base import CacheBundleIn
 
+    timeout = execution_timeout(root)
+    failed = []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_execute, str(root / s.name), timeout): s for s in steps}
+        for future in concurrent.futures.as_completed(futures):
+            step = futures[future]
+            text, seconds, error = future.result()
+            if error:
+                failed.append(step.name)
+                print(f"  FAILED    {step.name}  after {seconds:.1f} s ({step.why})\n{error[-3000:]}")
+                continue
+            cache.cache_notebook_bundle(
+                CacheBundleIn(nbformat.reads(text, as_version=4), str(root / step.name),
+                              data={"execution_seconds": seconds}),
+                check_validity=False, overwrite=True,
+            )
+            print(f"  executed  {step.name}  in {seconds:.1f} s ({step.why})")
+    return failed
+
+
+def sphinx(root: Path, every_page: tuple[str, ...]) -> int:
+    """``jupyter-book build`` (warnings are errors), after removing the last build's pages when
+    every page is to be rebuilt; returns its exit status."""
+    build_dir = root / "_build"
+    if every_page:
+        for stale in ("html", ".doctrees", "jupyter_execute"):
+            shutil.rmtree(build_dir / stale, ignore_errors=True)
+        print(f"Sphinx: every page ({'; '.join(every_page)})")
+    else:
+        print("Sphinx: only pages whose source changed")
+    jb = Path(sys.executable).with_name("jupyter-book")
+    return subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(root)], cwd=root).returncode
+
+
+def build(root: Path, *, force: bool = False, jobs: int | None = None) -> int:
     started = time.perf_counter()
     os.environ.update(BOOK_ENV)
     # the kernels and Sphinx import this checkout's package, whatever is installed
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
 
     build_dir = root / "_build"
-    caches = build_dir / ".jupyter_caches"
     state_file = build_dir / ".book_state.json"
-    state = json.loads(state_file.read_text()) if state_file.exists() else {}
-
+    last = json.loads(state_file.read_text()) if state_file.exists() else {}
     pkg = manifest(root, package_files(root))
-    pkg_key = key_of(pkg)
     site_key = key_of(manifest(root, site_files(root)))
-    folder = caches / pkg_key
-    if force and folder.exists():
-        shutil.rmtree(folder)
-    new_folder = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
-    os.utime(folder)  # newest used: kept by _prune
-    _link_cache(build_dir, folder)
-    _prune(caches, folder)
-    cache = get_cache(str(folder))
+    cache, new_cache = _open_cache(build_dir, key_of(pkg), force)
+    the_plan = plan(State(
+        chapters=_chapters(root, cache), package=pkg, site_key=site_key, new_cache=new_cache,
+        last=last, html_built=(build_dir / "html" / "index.html").exists(), force=force,
+    ))
 
-    if force:
-        why_new = "--force"
-    elif new_folder and state.get("package"):
-        why_new = "package changed: " + _short(changed_files(state["package"], pkg))
-    else:
-        why_new = "no cache"
-    known_uris = {r.uri for r in cache.list_cache_records()}
-
-    notebooks = toc_notebooks(root)
-    todo: list[tuple[Path, str]] = []
-    for path in notebooks:
-        nb = nbformat.read(path, as_version=4)
-        try:
-            record = cache.match_cache_notebook(nb)
-        except KeyError:
-            record = None
-        name = path.relative_to(root).as_posix()
-        if record is not None:
-            seconds = record.data.get("execution_seconds")
-            took = f", ran {seconds:.1f} s" if seconds is not None else ""
-            print(f"  cached    {name}  (outputs of {record.created:%Y-%m-%d %H:%M}{took})")
-        else:
-            reason = "its code changed" if str(path) in known_uris else why_new
-            todo.append((path, reason))
-
-    failed = []
+    todo = the_plan.todo
+    for step in the_plan.chapters:
+        if not step.execute:
+            print(f"  cached    {step.name}  ({step.why})")
     if todo:
         jobs = jobs or min(len(todo), os.cpu_count() or 1, 2)
-        print(f"Executing {len(todo)} of {len(notebooks)} chapters, {jobs} at a time:")
-        timeout = execution_timeout(root)
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_execute, str(p), timeout): (p, why) for p, why in todo}
-            for future in concurrent.futures.as_completed(futures):
-                path, why = futures[future]
-                name = path.relative_to(root).as_posix()
-                text, seconds, error = future.result()
-                if error:
-                    failed.append(name)
-                    print(f"  FAILED    {name}  after {seconds:.1f} s ({why})\n{error[-3000:]}")
-                    continue
-                cache.cache_notebook_bundle(
-                    CacheBundleIn(nbformat.reads(text, as_version=4), str(path), data={"execution_seconds": seconds}),
-                    check_validity=False, overwrite=True,
-                )
-                print(f"  executed  {name}  in {seconds:.1f} s ({why})")
+        print(f"Executing {len(todo)} of {len(the_plan.chapters)} chapters, {jobs} at a time:")
+        failed = execute(root, todo, cache, jobs)
+        if failed:
+            print(f"make book: {len(failed)} chapter(s) failed to execute: {', '.join(failed)}")
+            state_file.write_text(json.dumps({**last, "ok": False}))
+            return 1
     executed = time.perf_counter() - started
-    if failed:
-        print(f"make book: {len(failed)} chapter(s) failed to execute: {', '.join(failed)}")
-        state_file.write_text(json.dumps({**state, "ok": False}))
-        return 1
 
-    html = build_dir / "html"
-    full_reasons = []
-    if force:
-        full_reasons.append("--force")
-    if not (html / "index.html").exists() or not state:
-        full_reasons.append("no earlier build")
-    elif not state.get("ok"):
-        full_reasons.append("the last build failed")
-    if state.get("package_key") not in (None, pkg_key):
-        full_reasons.append("package changed")
-    if state.get("site_key") not in (None, site_key):
-        full_reasons.append("_config.yml, _toc.yml or _ext/ changed")
-    if any(why != "its code changed" for _, why in todo) and not full_reasons:
-        full_reasons.append("outputs re-executed")
-    if full_reasons:
-        for stale in ("html", ".doctrees", "jupyter_execute"):
-            shutil.rmtree(build_dir / stale, ignore_errors=True)
-        print(f"Sphinx: every page ({'; '.join(full_reasons)})")
-    else:
-        print("Sphinx: only pages whose source changed")
-
-    jb = Path(sys.executable).with_name("jupyter-book")
     sphinx_started = time.perf_counter()
-    result = subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(root)], cwd=root)
-    sphinx = time.perf_counter() - sphinx_started
+    returncode = sphinx(root, the_plan.every_page)
+    seconds = time.perf_counter() - sphinx_started
     state_file.write_text(json.dumps({
-        "ok": result.returncode == 0, "package_key": pkg_key, "site_key": site_key, "package": pkg,
+        "ok": returncode == 0, "package_key": the_plan.package_key, "site_key": site_key, "package": pkg,
     }))
     total = time.perf_counter() - started
     print(
-        f"make book: {len(todo)} executed, {len(notebooks) - len(todo)} from cache "
-        f"({executed:.1f} s); Sphinx {sphinx:.1f} s; total {total:.1f} s"
-        + ("" if result.returncode == 0 else f"; Sphinx FAILED (exit {result.returncode})")
+        f"make book: {len(todo)} executed, {len(the_plan.chapters) - len(todo)} from cache "
+        f"({executed:.1f} s); Sphinx {seconds:.1f} s; total {total:.1f} s"
+        + ("" if returncode == 0 else f"; Sphinx FAILED (exit {returncode})")
     )
-    return result.returncode
+    return returncode
 
 
 def locked_build(root: Path, **kwargs) -> int:

@@ -6,8 +6,8 @@
 
 The shared first cell is generated from the repository URL in ``_config.yml``, the one place
 that holds it. ``from-percent`` turns a "percent" script (cells separated by ``# %%`` and
-``# %% [markdown]`` lines, optional ``tags=["hide-input"]`` after them) into a notebook with
-the shared first cell prepended and no outputs.
+``# %% [markdown]`` lines, optional ``tags=["hide-input"]`` after them), read by jupytext, into
+a notebook with the shared first cell prepended and no outputs.
 """
 
 from __future__ import annotations
@@ -112,37 +112,28 @@ def check() -> list[str]:
     return problems
 
 
-_CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?:\s+tags=(?P<tags>\[.*\]))?\s*$")
+#: What jupytext's percent reader records about the script's layout (blank lines, markers):
+#: not part of the notebook.
+JUPYTEXT_LAYOUT = ("lines_to_next_cell", "lines_to_end_of_cell_marker", "cell_marker")
+
+
+def _stored(cell) -> dict:
+    """A cell read by jupytext as the notebooks store it: source as lines without surrounding
+    blank lines, no layout keys in its metadata, no outputs; ids are given by :func:`synced`."""
+    meta = {k: v for k, v in cell.metadata.items() if k not in JUPYTEXT_LAYOUT}
+    source = cell.source.strip("\n").splitlines(keepends=True)
+    if cell.cell_type == "code":
+        return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [], "source": source}
+    return {"cell_type": cell.cell_type, "metadata": meta, "source": source}
 
 
 def from_percent(src: Path, dst: Path) -> None:
-    cells: list[dict] = []
-    current: dict | None = None
-    lines: list[str] = []
+    """Write the percent script ``src`` (read by jupytext) as the notebook ``dst``, with the
+    shared first cell prepended (a set-up cell in the script is replaced by it)."""
+    import jupytext
 
-    def close() -> None:
-        if current is None:
-            return
-        body = "\n".join(lines).strip("\n")
-        if current["cell_type"] == "markdown":
-            body = "\n".join(l[2:] if l.startswith("# ") else l.lstrip("#") for l in body.splitlines())
-        current["source"] = body.splitlines(keepends=True)
-        cells.append(current)
-
-    for line in src.read_text(encoding="utf-8").splitlines():
-        m = _CELL.match(line)
-        if m:
-            close()
-            lines = []
-            tags = json.loads(m.group("tags")) if m.group("tags") else []
-            meta = {"tags": tags} if tags else {}
-            if m.group("md"):
-                current = {"cell_type": "markdown", "metadata": meta, "source": []}
-            else:
-                current = {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [], "source": []}
-        elif current is not None:
-            lines.append(line)
-    close()
+    text = jupytext.reads(src.read_text(encoding="utf-8"), fmt="py:percent")
+    cells = [_stored(c) for c in text.cells]
     nb = synced({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     dst.write_text(dump(nb), encoding="utf-8")
     print(f"wrote {dst} ({len(nb['cells'])} cells)")

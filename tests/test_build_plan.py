@@ -1,0 +1,167 @@
+"""`make book`'s decisions (scripts/build_book.py's `plan`): which chapters execute and why, and
+whether Sphinx rebuilds every page and why, from the state of the files alone. No book is built
+here; tests/test_build_cache.py checks the same decisions end to end with the real tools."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import sys
+from datetime import datetime
+
+import pytest
+
+from conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
+build_book = sys.modules["build_book"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build_book)
+
+Chapter, State, Step, plan, key_of = (
+    build_book.Chapter, build_book.State, build_book.Step, build_book.plan, build_book.key_of,
+)
+
+PACKAGE = {"rope_edu/__init__.py": "a" * 64, "rope_edu/rope.py": "b" * 64, "requirements.txt": "c" * 64}
+SITE = "5173" * 4
+MADE = datetime(2026, 11, 27, 1, 2, 3)
+A, B = "notebooks/01_a.ipynb", "notebooks/02_b.ipynb"
+
+
+def _cached(name: str, seconds: float | None = 12.34) -> Chapter:
+    return Chapter(name, cached_at=MADE, cached_seconds=seconds, known=True)
+
+
+def _last(package: dict = PACKAGE, site_key: str = SITE, ok: bool = True) -> dict:
+    """The record a finished build leaves in _build/.book_state.json."""
+    return {"ok": ok, "package_key": key_of(package), "site_key": site_key, "package": package}
+
+
+def _state(**changes) -> State:
+    """A checkout built once and not changed since; ``changes`` replace fields."""
+    fields = dict(
+        chapters=(_cached(A), _cached(B)), package=PACKAGE, site_key=SITE, new_cache=False,
+        last=_last(), html_built=True, force=False,
+    )
+    return State(**{**fields, **changes})
+
+
+def test_nothing_changed_runs_nothing_and_keeps_the_pages():
+    p = plan(_state())
+    assert p.chapters == (
+        Step(A, False, "outputs of 2026-11-27 01:02, ran 12.3 s"),
+        Step(B, False, "outputs of 2026-11-27 01:02, ran 12.3 s"),
+    )
+    assert p.todo == [] and p.every_page == ()
+    assert p.package_key == key_of(PACKAGE)
+
+
+def test_a_record_without_its_run_time_says_when_only():
+    p = plan(_state(chapters=(_cached(A, seconds=None),)))
+    assert p.chapters == (Step(A, False, "outputs of 2026-11-27 01:02"),)
+
+
+def test_first_build_runs_everything_and_every_page():
+    p = plan(_state(chapters=(Chapter(A), Chapter(B)), new_cache=True, last={}, html_built=False))
+    assert p.chapters == (Step(A, True, "no cache"), Step(B, True, "no cache"))
+    assert p.every_page == ("no earlier build",)
+
+
+def test_a_record_from_before_the_package_was_tracked_says_no_cache():
+    last = {"ok": True}  # an older script's record: no package manifest, no keys
+    p = plan(_state(chapters=(Chapter(A),), new_cache=True, last=last))
+    assert p.chapters == (Step(A, True, "no cache"),)
+    assert p.every_page == ("outputs re-executed",)
+
+
+def test_one_notebooks_code_changed_runs_that_one_only():
+    p = plan(_state(chapters=(_cached(A), Chapter(B, known=True))))
+    assert [s.execute for s in p.chapters] == [False, True]
+    assert p.todo == [Step(B, True, "its code changed")]
+    assert p.every_page == ()  # Sphinx sees the notebook's change itself
+
+
+def test_package_change_runs_every_chapter_and_names_the_file():
+    package = {**PACKAGE, "rope_edu/__init__.py": "d" * 64}
+    p = plan(_state(chapters=(Chapter(A), Chapter(B)), package=package, new_cache=True))
+    assert p.todo == [Step(A, True, "package changed: rope_edu/__init__.py"),
+                      Step(B, True, "package changed: rope_edu/__init__.py")]
+    assert p.every_page == ("package changed",)
+    assert p.package_key == key_of(package) != key_of(PACKAGE)
+
+
+def test_package_change_names_three_files_then_counts():
+    package = {f"rope_edu/m{i}.py": "e" * 64 for i in range(5)}
+    p = plan(_state(chapters=(Chapter(A),), package=package, new_cache=True))
+    # changed_files sorts: the three removed files first, then the five new ones
+    assert p.todo == [Step(A, True, "package changed: requirements.txt, rope_edu/__init__.py, "
+                                    "rope_edu/m0.py and 5 more")]
+
+
+def test_package_change_undone_takes_the_earlier_outputs_but_rebuilds_every_page():
+    """The cache folder of the restored package state is still there: nothing runs, but the pages
+    on disk show the undone change, so Sphinx rebuilds them all."""
+    changed = {**PACKAGE, "rope_edu/__init__.py": "d" * 64}
+    p = plan(_state(last=_last(package=changed)))
+    assert p.todo == []
+    assert p.every_page == ("package changed",)
+
+
+def test_pin_change_counts_as_a_package_change():
+    package = {**PACKAGE, "requirements.txt": "f" * 64}
+    p = plan(_state(chapters=(Chapter(A),), package=package, new_cache=True))
+    assert p.todo == [Step(A, True, "package changed: requirements.txt")]
+
+
+def test_new_chapter_in_a_known_package_state_runs_and_rebuilds_every_page():
+    p = plan(_state(chapters=(_cached(A), Chapter(B))))
+    assert p.todo == [Step(B, True, "no cache")]
+    assert p.every_page == ("outputs re-executed",)
+
+
+def test_site_change_rebuilds_every_page_without_running_chapters():
+    p = plan(_state(site_key="0" * 16))
+    assert p.todo == []
+    assert p.every_page == ("_config.yml, _toc.yml or _ext/ changed",)
+
+
+def test_failed_last_build_rebuilds_every_page():
+    p = plan(_state(last=_last(ok=False)))
+    assert p.todo == [] and p.every_page == ("the last build failed",)
+
+
+def test_a_failed_execution_record_keeps_the_keys_it_had():
+    """A chapter that fails to execute records {**last, "ok": False}: the next build sees a failed
+    build and the same keys."""
+    p = plan(_state(last={**_last(), "ok": False}))
+    assert p.every_page == ("the last build failed",)
+
+
+def test_missing_pages_rebuild_every_page():
+    p = plan(_state(html_built=False))
+    assert p.todo == [] and p.every_page == ("no earlier build",)
+
+
+def test_reasons_accumulate_in_a_fixed_order():
+    package = {**PACKAGE, "rope_edu/rope.py": "0" * 64}
+    p = plan(_state(chapters=(Chapter(A),), package=package, new_cache=True,
+                    last=_last(ok=False, site_key="1" * 16)))
+    assert p.every_page == ("the last build failed", "package changed", "_config.yml, _toc.yml or _ext/ changed")
+
+
+@pytest.mark.parametrize("chapters", [(_cached(A), _cached(B)), (Chapter(A, known=True), Chapter(B))])
+def test_force_runs_every_chapter_and_every_page(chapters):
+    p = plan(_state(chapters=chapters, force=True, new_cache=True))
+    assert p.todo == [Step(A, True, "--force"), Step(B, True, "--force")]
+    assert p.every_page == ("--force",)
+
+
+def test_force_on_a_first_build_gives_both_reasons():
+    p = plan(_state(chapters=(Chapter(A),), force=True, new_cache=True, last={}, html_built=False))
+    assert p.every_page == ("--force", "no earlier build")
+
+
+def test_the_plan_is_a_function_of_its_state():
+    state = _state(chapters=(_cached(A), Chapter(B, known=True)), last=_last(ok=False))
+    before = copy.deepcopy(state)
+    assert plan(state) == plan(state)
+    assert state == before  # nothing in the state is modified
