@@ -174,8 +174,9 @@ def figure_image(fig) -> tuple[str, bytes]:
     at twice the display resolution in 256 colours (the same look, a third of the bytes)."""
     caption, alt = caption_text(fig), alt_text(fig)
     buf = io.BytesIO()
-    # a line's points closer than half a pixel to a straight run are dropped (invisible)
-    with mpl.rc_context({"path.simplify_threshold": 0.5}):
+    # a line's points closer than half a pixel to a straight run are dropped (invisible); text
+    # stays text (the browser draws it; glyphs as paths would add 10-20 KB to every plot)
+    with mpl.rc_context({"path.simplify_threshold": 0.5, "svg.fonttype": "none"}):
         fig.savefig(buf, format="svg", bbox_inches="tight",
                     metadata={"Title": caption, "Description": alt, "Date": None})
     svg = buf.getvalue()
