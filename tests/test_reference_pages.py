@@ -126,7 +126,7 @@ def test_atlas_has_enough_documented_bugs(built_book):
         assert _chapter_links(fields["Explained in."], "book/bug_atlas.html"), f"{title}: no link to a chapter"
         sources = [a["href"] for a in fields["Source."].find_all("a", href=True) if SOURCE.match(a["href"])]
         assert sources, f"{title}: no link to a public issue or pull request"
-        verdicts = [pre for pre in section.find_all("pre") if pre.get_text().lstrip().startswith(PREFIX)]
+        verdicts = [v for v in section.select("pre, .rope-verdict") if v.get_text().lstrip().startswith(PREFIX)]
         assert len(verdicts) == 1, f"{title}: {len(verdicts)} verdict lines, want 1"
 
 
@@ -156,7 +156,7 @@ def test_cheat_sheet_sections_link_chapters_and_check(built_book):
     for section in sections:
         title = _h2(section).get_text(" ", strip=True)
         assert _chapter_links(section, "book/cheat_sheet.html"), f"{title}: no link to a chapter"
-        verdicts = [pre for pre in section.find_all("pre") if pre.get_text().lstrip().startswith(PREFIX)]
+        verdicts = [v for v in section.select("pre, .rope-verdict") if v.get_text().lstrip().startswith(PREFIX)]
         assert verdicts, f"{title}: no checked verdict"
 
 
