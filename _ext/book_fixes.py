@@ -750,6 +750,19 @@ _PAGE_FIXES = [
     (re.compile(r'<summary aria-label="Toggle hidden content">'), "<summary>"),
     # a role="list" may only hold list items
     (re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry"'), r'\1 role="listitem"'),
+    # Navigation on phones (issue 34): pydata-sphinx-theme 0.17 puts its own ☰ and on-this-page
+    # buttons in the page header, which sphinx-book-theme always hides (it shows its own in the
+    # article header), and binds the drawers to the first `.primary-toggle` / `.secondary-toggle`
+    # of the page: the hidden ones, so the visible buttons opened nothing
+    # (https://github.com/pydata/pydata-sphinx-theme/issues/2451,
+    # https://github.com/executablebooks/sphinx-book-theme/issues/988). Without the hidden
+    # duplicates both themes' handlers find the visible buttons; book.js returns focus to them.
+    (re.compile(r'<button class="pst-navbar-icon sidebar-toggle (?:primary|secondary)-toggle"[^>]*>\s*'
+                r'<span class="fa-solid fa-[a-z-]+"></span>\s*</button>\s*'), ""),
+    # the visible buttons are named by their tooltip alone ("Toggle primary sidebar"): name them as
+    # the theme named the hidden ones
+    (re.compile(r'(<button class="sidebar-toggle primary-toggle btn btn-sm")(?! aria-label)'), r'\1 aria-label="Site navigation"'),
+    (re.compile(r'(<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon")(?! aria-label)'), r'\1 aria-label="On this page"'),
 ]
 
 

@@ -85,3 +85,27 @@ def test_lazy_plots_state_their_size(tmp_path):
     assert 'style="width: 576px; min-width: 432px;"' in first  # 3/4 of 576: the plot's text stays >= 10 px
     assert 'loading="lazy"' in second and "min-width" not in second
     assert B._lazy_images(out, page) == out
+
+
+def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
+    """The theme's header buttons (always hidden) go, the article's visible ones stay and are named;
+    running the page fixes again changes nothing (tests/test_navigation.py checks the drawers)."""
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<div class="bd-header__inner">\n'
+        '  <button class="pst-navbar-icon sidebar-toggle primary-toggle" aria-label="Site navigation">\n'
+        '    <span class="fa-solid fa-bars"></span>\n  </button>\n'
+        '    <button class="pst-navbar-icon sidebar-toggle secondary-toggle" aria-label="On this page">\n'
+        '      <span class="fa-solid fa-outdent"></span>\n    </button>\n</div>\n'
+        '<button class="sidebar-toggle primary-toggle btn btn-sm" title="Toggle primary sidebar">x</button>\n'
+        '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" title="Toggle secondary sidebar">y</button>\n',
+        encoding="utf-8",
+    )
+    B._fix_pages(tmp_path)
+    once = page.read_text(encoding="utf-8")
+    assert "pst-navbar-icon sidebar-toggle" not in once
+    assert once.count("primary-toggle") == 1 and once.count("secondary-toggle") == 1
+    assert '<button class="sidebar-toggle primary-toggle btn btn-sm" aria-label="Site navigation"' in once
+    assert '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" aria-label="On this page"' in once
+    B._fix_pages(tmp_path)
+    assert page.read_text(encoding="utf-8") == once

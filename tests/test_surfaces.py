@@ -6,7 +6,9 @@ laptop) and checked for:
 * figures: every control (and its label) inside the viewport, every SVG text at least 10 px;
   notebook plots shown at no less than 3/4 of their size (their 10 pt text at least 10 px);
 * math: a display equation wider than its column scrolls inside its own box (nothing clipped, the
-  equation number does not cover it); inline math stays inside the text column;
+  equation number does not cover it) with a shadow at its cut edge; inline math stays inside the
+  text column;
+* text: no page wider than the window, no verdict line or text output cut (issue 34);
 * accessibility: no axe-core violation of impact serious or critical; a keyboard reader reaches
   the first figure in a handful of key presses; the figures' focus ring contrasts 3:1 with the page;
 * weight: a first visit to a chapter page loads at most 1.5 MB, a second chapter page at most
@@ -119,6 +121,27 @@ _MEASURE_JS = r"""() => {
       out.smallPlots.push(`${img.getAttribute('src').split('/').pop().slice(0, 12)}: ${Math.round(shown)} of ${Math.round(width)} px, text ${(13.33 * shown / width).toFixed(1)} px`);
   }
   out.mathErrors = [...document.querySelectorAll('mjx-merror, .katex-error')].map(e => e.textContent.slice(0, 60));
+  // the page itself never scrolls sideways
+  const docWidth = document.documentElement.scrollWidth;
+  out.pageWide = docWidth > vw + 0.5 ? [`the page is ${docWidth} px wide in a ${vw} px window`] : [];
+  // verdict lines and text outputs wrap at the column's width (or fit): none is cut
+  out.cutOutputs = [];
+  for (const pre of document.querySelectorAll('article .cell_output pre')) {
+    if (pre.clientWidth > 0 && pre.scrollWidth > pre.clientWidth + 1) {
+      const line = pre.innerText.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+      out.cutOutputs.push(`${pre.scrollWidth - pre.clientWidth} px cut: ${line.slice(0, 70)}`);
+    }
+  }
+  // a display formula cut at its box's edge scrolls there with a cue (book.css: edge shadows)
+  out.noCue = [];
+  out.cutFormulas = 0;
+  for (const box of document.querySelectorAll('article div.math > mjx-container, article div.math > .rope-katex')) {
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    out.cutFormulas += 1;
+    const s = getComputedStyle(box);
+    if (!box.classList.contains('rope-scrolls') || (s.backgroundImage.match(/gradient/g) || []).length < 4)
+      out.noCue.push(`${box.parentElement.id || box.textContent.trim().slice(0, 40)}: ${box.scrollWidth} px in ${box.clientWidth} px, no cue at the edge`);
+  }
   return out;
 }"""
 
@@ -307,6 +330,26 @@ def test_inline_math_inside_the_column(surfaces):
 def test_math_has_no_errors(surfaces):
     """Every formula is understood by the math renderer (no unknown command shown in red)."""
     bad = _collect(surfaces, "mathErrors")
+    assert not bad, bad
+
+
+def test_no_page_scrolls_sideways(surfaces):
+    """At 390 px (and 1280 px) no page is wider than the window (issue 34)."""
+    bad = _collect(surfaces, "pageWide")
+    assert not bad, bad
+
+
+def test_text_outputs_not_cut(surfaces):
+    """Verdict lines and text outputs wrap at the column's width on a phone: none is cut."""
+    bad = _collect(surfaces, "cutOutputs")
+    assert not bad, bad
+
+
+def test_cut_formulas_show_a_cue(surfaces):
+    """A display formula wider than its box on a phone scrolls with a shadow at the cut edge."""
+    if not sum(r.get("cutFormulas", 0) for (view, _), r in surfaces.items() if view == "phone"):
+        pytest.skip("no formula is cut at 390 px: there is no cue to check")
+    bad = _collect(surfaces, "noCue")
     assert not bad, bad
 
 

@@ -49,3 +49,81 @@ window.addEventListener("load", () => {
     pending = setTimeout(markScrollers, 200);
   });
 });
+
+// Navigation drawers (issue 34). The page fixes of _ext/book_fixes.py let the themes bind the ☰
+// and on-this-page buttons (https://github.com/pydata/pydata-sphinx-theme/issues/2451); two
+// things remain. sphinx-book-theme blurs the button on every click (to hide its tooltip), so the
+// theme's drawer, which returns focus to what had it when it opened, returned it to nothing: here
+// it goes back to the button that opened the drawer. On a wide screen the ☰ collapses the sidebar
+// instead (no drawer): a keyboard reader keeps focus on it. aria-expanded says what is open.
+const DRAWERS = [
+  [".primary-toggle", "pst-primary-sidebar-modal", "pst-primary-sidebar"],
+  [".secondary-toggle", "pst-secondary-sidebar-modal", "pst-secondary-sidebar"],
+];
+const WIDE = "(min-width: 992px)";   // sphinx-book-theme's collapsible-sidebar breakpoint
+
+function syncExpanded() {
+  for (const [selector, dialogId, sidebarId] of DRAWERS) {
+    const button = document.querySelector(selector);
+    const dialog = document.getElementById(dialogId);
+    const sidebar = document.getElementById(sidebarId);
+    if (!button || !dialog || !sidebar) continue;
+    const wide = window.matchMedia(WIDE).matches && selector === ".primary-toggle";
+    const open = dialog.open || (wide && !sidebar.classList.contains("pst-sidebar-hidden"));
+    button.setAttribute("aria-expanded", String(open));
+  }
+}
+
+function fixDrawers() {
+  for (const [selector, dialogId] of DRAWERS) {
+    const button = document.querySelector(selector);
+    const dialog = document.getElementById(dialogId);
+    if (!button || !dialog) continue;
+    dialog.addEventListener("close", () => {
+      button.focus();
+      syncExpanded();
+    });
+  }
+  // before the themes' own listeners on the button (capture, on the document)
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".primary-toggle, .secondary-toggle");
+    if (!button) return;
+    const byKeyboard = event.detail === 0;   // Enter or Space
+    setTimeout(() => {
+      const dialog = document.querySelector("dialog[open]");
+      if (!dialog && byKeyboard) button.focus();
+      syncExpanded();
+    });
+  }, true);
+  syncExpanded();
+}
+
+// Verdict lines (rope_edu.verdicts: "checked: ...", wrapped at 74 characters, continued with four
+// spaces) and other text outputs wrap at the column's width (book.css). Each verdict becomes one
+// block that wraps where the column ends, with its continuation lines indented, instead of lines
+// broken at 74 characters and again at a phone's width.
+const VERDICT = "checked: ";
+
+function reflowVerdicts() {
+  for (const pre of document.querySelectorAll(".cell_output .output.stream pre")) {
+    if (pre.querySelector("*:not(span:empty)") || !pre.textContent.includes(VERDICT)) continue;
+    const blocks = [];
+    for (const line of pre.textContent.replace(/\n$/, "").split("\n")) {
+      const last = blocks[blocks.length - 1];
+      if (last && last.verdict && line.startsWith("    ")) last.text += " " + line.trim();
+      else blocks.push({ text: line, verdict: line.startsWith(VERDICT) });
+    }
+    pre.replaceChildren(...blocks.map(({ text, verdict }) => {
+      const span = document.createElement("span");
+      span.className = verdict ? "rope-verdict" : "rope-line";
+      span.textContent = text;
+      return span;
+    }));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  reflowVerdicts();
+  fixDrawers();
+  window.addEventListener("resize", syncExpanded);
+});
