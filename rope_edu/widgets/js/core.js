@@ -426,6 +426,39 @@ function textLines(parent, x, y, str, chars, attrs = {}, lineHeight = 15) {
   return node;
 }
 
+// Moves the top-level elements of `stage` (a drawn figure) into `targets`: definitions into
+// targets[0] (a <defs>), every other element into the tile (targets[1 + i], showing tiles[i].src)
+// its bounding box overlaps most, or out of the drawing if it overlaps none. Then removes `stage`.
+function distribute(stage, tiles, targets) {
+  // every box first (one layout of the drawing), then the moves (which would lay it out again)
+  const where = [...stage.children].map((child) => {
+    if (child.tagName === "defs") return [child, "defs"];
+    let b = null;
+    try { b = child.getBBox(); } catch (e) { b = null; }
+    if (!b) return [child, -1];
+    let x0 = b.x, y0 = b.y, x1 = b.x + b.width, y1 = b.y + b.height;
+    const list = child.transform && child.transform.baseVal;
+    if (list && list.numberOfItems) {  // the box in the drawing's coordinates (a rotated label)
+      const m = list.consolidate().matrix;
+      const xs = [], ys = [];
+      for (const [x, y] of [[x0, y0], [x1, y0], [x0, y1], [x1, y1]]) { xs.push(m.a * x + m.c * y + m.e); ys.push(m.b * x + m.d * y + m.f); }
+      [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    }
+    let best = -1, bestArea = -1;
+    tiles.forEach(({ src: [tx, ty, tw, th] }, i) => {
+      const w = Math.min(x1, tx + tw) - Math.max(x0, tx), h = Math.min(y1, ty + th) - Math.max(y0, ty);
+      if (w >= 0 && h >= 0 && w * h > bestArea) { best = i; bestArea = w * h; }
+    });
+    return [child, best];
+  });
+  for (const [child, best] of where) {
+    if (best === "defs") targets[0].append(...child.children);
+    else if (best >= 0) { targets[1 + best].appendChild(child); continue; }
+    child.remove();
+  }
+  stage.remove();
+}
+
 function drawingBox(title) {
   const box = document.createElement("div");
   box.className = "rope-fig-canvas";
@@ -485,8 +518,8 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
       svg.setAttribute("viewBox", `0 0 ${view.w} ${view.h}`);
       svg.replaceChildren();
       targets = view.tiles
-        ? view.tiles.map(({ src: [x, y, w, h], x: tx, y: ty }) =>
-          el("svg", { class: "rope-fig-tile", x: tx, y: ty, width: w, height: h, viewBox: `${x} ${y} ${w} ${h}`, overflow: "hidden" }, svg))
+        ? [el("defs", {}, svg), ...view.tiles.map(({ src: [x, y, w, h], x: tx, y: ty }) =>
+          el("svg", { class: "rope-fig-tile", x: tx, y: ty, width: w, height: h, viewBox: `${x} ${y} ${w} ${h}`, overflow: "hidden" }, svg))]
         : [svg];
       host.dataset.layout = String(Array.isArray(LAYOUTS) ? LAYOUTS.indexOf(layout) : layout.name || "");
       host.dataset.view = `${view.w}x${view.h}`;
@@ -506,46 +539,45 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
     };
 
     const current = () => Object.fromEntries(specs.map((s) => [s.name, model.get(s.name)]));
-    // A tiled layout draws the whole figure into each tile (each shows its part; drawings are small
-    // and fast): CSS styles it as it styles any drawing, and every element id stays unique.
+    // A tiled layout draws the figure once, then moves each top-level element of the drawing into
+    // the tile it overlaps most (its definitions: clip paths, gradients, into a <defs> all tiles
+    // share); an element in no tile is left out. Each tile's viewBox shows its part.
     const redraw = () => {
       const state = current();
       const seen = new Set();
       let noteText = "", headingText = "";
-      targets.forEach((target, k) => {
-        target.replaceChildren();
-        const first = k === 0;
-        const fig = {
-          state, data, svg: target, width: layout.width, height: layout.height, layout, tiled: !!view.tiles, model,
-          readout(name, label, value, digits = 3, unit = "", { zero = 0 } = {}) {
-            if (!first) return;
-            value = snapZero(value, zero);
-            seen.add(name);
-            let r = readouts.get(name);
-            if (!r) {
-              r = document.createElement("span");
-              r.className = "rope-fig-readout";
-              r.innerHTML = '<span class="rope-fig-readout-label"></span> <output></output>';
-              r.dataset.readout = name;
-              readoutBox.appendChild(r);
-              readouts.set(name, r);
-            }
-            r.firstChild.textContent = `${label} =`;
-            r.lastChild.textContent = `${fmt(value, digits)}${unit ? " " + unit : ""}`;
-            r.dataset.value = String(value);
-            r.hidden = false;
-          },
-          note(str) { if (first) noteText += (noteText ? " " : "") + str; },
-          // The figure's heading: centred at the top of the drawing (y: its baseline; attrs: e.g.
-          // a class, or x to centre it elsewhere); above the drawing, as text that wraps, in a tiled layout (whose tiles leave
-          // it out) or one with headingAbove: true.
-          heading(str, y = 18, attrs = {}) {
-            if (view.tiles || layout.headingAbove) { if (first) headingText += (headingText ? "\n" : "") + str; }
-            else text(target, attrs.x ?? layout.width / 2, y, str, { class: "plot-title", "text-anchor": "middle", ...attrs });
-          },
-        };
-        draw(fig);
-      });
+      targets.forEach((target) => target.replaceChildren());
+      const stage = view.tiles ? el("g", { class: "rope-fig-stage" }, svg) : svg;
+      const fig = {
+        state, data, svg: stage, width: layout.width, height: layout.height, layout, tiled: !!view.tiles, model,
+        readout(name, label, value, digits = 3, unit = "", { zero = 0 } = {}) {
+          value = snapZero(value, zero);
+          seen.add(name);
+          let r = readouts.get(name);
+          if (!r) {
+            r = document.createElement("span");
+            r.className = "rope-fig-readout";
+            r.innerHTML = '<span class="rope-fig-readout-label"></span> <output></output>';
+            r.dataset.readout = name;
+            readoutBox.appendChild(r);
+            readouts.set(name, r);
+          }
+          r.firstChild.textContent = `${label} =`;
+          r.lastChild.textContent = `${fmt(value, digits)}${unit ? " " + unit : ""}`;
+          r.dataset.value = String(value);
+          r.hidden = false;
+        },
+        note(str) { noteText += (noteText ? " " : "") + str; },
+        // The figure's heading: centred at the top of the drawing (y: its baseline; attrs: e.g.
+        // a class, or x to centre it elsewhere); above the drawing, as text that wraps, in a
+        // tiled layout (whose tiles leave it out) or one with headingAbove: true.
+        heading(str, y = 18, attrs = {}) {
+          if (view.tiles || layout.headingAbove) headingText += (headingText ? "\n" : "") + str;
+          else text(stage, attrs.x ?? layout.width / 2, y, str, { class: "plot-title", "text-anchor": "middle", ...attrs });
+        },
+      };
+      draw(fig);
+      if (view.tiles) distribute(stage, view.tiles, targets);
       for (const [name, r] of readouts) if (!seen.has(name)) r.hidden = true;
       notes.textContent = noteText;
       notes.hidden = !noteText;
