@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import CHROMIUM_ARGS  # noqa: E402
 import figure_driver  # noqa: E402
-from rope_edu.widgets import JS_DIR, bundle  # noqa: E402
+from rope_edu.widgets import JS_DIR, static_modules  # noqa: E402
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -37,9 +37,10 @@ def write_page(names: list[str], out: Path) -> None:
     assets.mkdir(parents=True, exist_ok=True)
     for name in ("loader.js", "figures.css"):
         (assets / name).write_text((JS_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
+    for file, source in static_modules(tuple(names)).items():  # as the book serves them
+        (assets / file).write_text(source, encoding="utf-8")
     body = []
     for name in names:
-        (assets / f"{name}.js").write_text(bundle(name), encoding="utf-8")
         body.append(importlib.import_module(f"rope_edu.widgets.{name}").DEMO.html())
     (out / "index.html").write_text(
         '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">'

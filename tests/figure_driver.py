@@ -239,3 +239,63 @@ def open_and_run(page, url: str, front_end: str, notebook: Path) -> int:
         timeout=240_000,
     )
     return expected
+
+
+# --- layout: every figure fits the width it gets ---------------------------------------------
+
+#: Smallest text drawn in a figure (CSS px as shown) and smallest touch target on a phone (CSS px).
+MIN_TEXT_PX = 10.0
+MIN_TOUCH_PX = 44.0
+
+# For every figure on the page: its layout, what sticks out (the host past the viewport, any element
+# inside it wider than its box: scrollWidth > clientWidth), the smallest text drawn in its SVG in CSS
+# px as shown (font size times the drawing's scale; a tiled layout's text lives in the <defs> its
+# tiles show, drawn at the scale of the outer <svg>), and the height of its sliders and menus.
+FIT_JS = r"""() => Array.from(document.querySelectorAll('.rope-fig[data-state]'), (host) => {
+  const vw = document.documentElement.clientWidth;
+  const r = host.getBoundingClientRect();
+  const out = {name: host.dataset.figure, layout: host.dataset.layout, view: host.dataset.view,
+               width: r.width, left: r.left, right: r.right, vw, overflow: [], minText: null, small: [], controls: []};
+  if (r.left < -0.5 || r.right > vw + 0.5) out.overflow.push(`box ${Math.round(r.left)}..${Math.round(r.right)} of ${vw}`);
+  for (const e of [host, ...host.querySelectorAll('*')]) {
+    // inside the drawing only its outer <svg> counts (an SVG element's box is its content's, clipped or not)
+    if (e instanceof SVGElement && !e.matches('svg.rope-fig-svg')) continue;
+    if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+      out.overflow.push(`${e.tagName.toLowerCase()}.${e.className.baseVal ?? e.className}: scrollWidth ${e.scrollWidth} > ${e.clientWidth}`);
+    const b = e.getBoundingClientRect();
+    if (b.width > 0 && (b.left < -0.5 || b.right > vw + 0.5))
+      out.overflow.push(`${e.tagName.toLowerCase()}.${e.className.baseVal ?? e.className} at ${Math.round(b.left)}..${Math.round(b.right)} of ${vw}`);
+  }
+  const svg = host.querySelector('svg.rope-fig-svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  for (const t of svg.querySelectorAll('text')) {
+    if (!t.textContent.trim()) continue;
+    let k = scale;  // any scaling transform between the drawing and the text
+    for (let e = t; e && e !== svg; e = e.parentNode) {
+      const list = e.transform && e.transform.baseVal;
+      if (list && list.numberOfItems) { const m = list.consolidate().matrix; k *= Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)); }
+    }
+    const px = parseFloat(getComputedStyle(t).fontSize) * k;
+    out.minText = out.minText === null ? px : Math.min(out.minText, px);
+    if (px < 10 - 1e-6 && out.small.length < 5) out.small.push(`"${t.textContent.slice(0, 30)}" ${px.toFixed(1)} px`);
+  }
+  for (const c of host.querySelectorAll('input[type=range], select'))
+    out.controls.push([c.dataset.control || c.tagName, c.getBoundingClientRect().height]);
+  return out;
+})"""
+
+
+def measure_fit(page) -> list[dict]:
+    """:data:`FIT_JS` on ``page``: one report per figure."""
+    return page.evaluate(FIT_JS)
+
+
+def fit_problems(report: dict, *, phone: bool) -> list[str]:
+    """What is wrong with one figure's :data:`FIT_JS` report (on a phone: controls too small too)."""
+    name = report["name"]
+    problems = [f"{name}: {o}" for o in report["overflow"]]
+    if report["minText"] is None or report["minText"] < MIN_TEXT_PX - 1e-6:
+        problems.append(f"{name}: text under {MIN_TEXT_PX} px: {report['small']}")
+    if phone:
+        problems += [f"{name}: {c} is {h:.0f} px tall (under {MIN_TOUCH_PX})" for c, h in report["controls"] if h < MIN_TOUCH_PX - 0.5]
+    return problems

@@ -256,3 +256,84 @@ def test_core_helpers_in_node_agree_with_python(tmp_path, node):
             np.testing.assert_allclose(got, want, atol=0.5 + 1e-9)
     assert out["missing"] == COLORS["grey"]
     assert out["subs"] == ["₀", "₁₂", "₋₃"]
+
+
+# --- the static book: the engine as its own module, loaded once a page -------------------------
+
+
+def test_static_modules_are_the_bundle_split_in_two():
+    """``core.js`` (colours and engine, every top-level name exported) plus a figure's module (an
+    import of those names, then the figure's own file) run the same statements as the live bundle."""
+    from rope_edu.widgets._core import core_names
+
+    modules = widgets.static_modules()
+    assert set(modules) == {"core.js"} | {f"{n}.js" for n in JS_FIGURES}
+    names = core_names()
+    assert {"figure", "plot", "COLORS", "layoutView", "chooseLayout", "textLines"} <= set(names)
+    assert len(names) == len(set(names))
+    core = modules["core.js"]
+    export = f"\nexport {{ {', '.join(names)} }};\n"
+    assert core.endswith(export)
+    for name in JS_FIGURES:
+        head, own = modules[f"{name}.js"].split("\n", 1)
+        assert head == f'import {{ {", ".join(names)} }} from "./core.js";'
+        assert own == (JS_DIR / f"{name}.js").read_text(encoding="utf-8")
+        assert core[: -len(export)] + "\n" + own == bundle(name)
+        assert len(modules[f"{name}.js"]) < len(core), f"{name}: a figure's module carries its own code only"
+
+
+def test_core_names_are_every_top_level_declaration():
+    """The export list is read off core.js's top-level lines: one declaration per line, so a name
+    declared after a comma (``const A = 1, B = 2``) would be missed and fail in the book only."""
+    source = (JS_DIR / "core.js").read_text(encoding="utf-8")
+    for line in source.splitlines():
+        if re.match(r"(const|let|var) ", line):
+            depth, seen = 0, line.split("=", 1)[1]
+            commas = 0
+            for ch in seen:
+                depth += ch in "([{"
+                depth -= ch in ")]}"
+                commas += ch == "," and depth == 0
+            assert commas == 0, f"core.js declares two names on one line: {line[:80]}"
+
+
+def test_static_modules_link_and_run_in_node(tmp_path, node):
+    """Every figure's module imports from ./core.js what it uses (an import core does not export is
+    a SyntaxError when the module links) and evaluates; a figure that declares a name core.js
+    exports is a SyntaxError too."""
+    for file, source in widgets.static_modules().items():
+        (tmp_path / file.replace(".js", ".mjs")).write_text(source.replace('"./core.js"', '"./core.mjs"'), encoding="utf-8")
+    imports = "\n".join(f'const m{i} = await import("./{n}.mjs"); if (typeof m{i}.default.render !== "function") throw new Error("{n}");'
+                        for i, n in enumerate(JS_FIGURES))
+    result = _node(node, "globalThis.window ??= { addEventListener() {} };\n" + imports + "\nconsole.log('ok');\n", tmp_path)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+    (tmp_path / "clash.mjs").write_text((tmp_path / "clock.mjs").read_text() + "\nfunction plot() {}\n", encoding="utf-8")
+    result = subprocess.run([node, "--check", str(tmp_path / "clash.mjs")], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "already been declared" in result.stderr
+
+
+def test_layouts_flow_tiles_and_fit_the_box(tmp_path, node):
+    """A tiled layout's tiles flow into rows no wider than its column, each row centred; the engine
+    shows the first layout whose text stays >= 10 px (width * 10 / 11 px), else the last."""
+    (tmp_path / "core.mjs").write_text(widgets.static_modules()["core.js"], encoding="utf-8")
+    script = (
+        "globalThis.window ??= { addEventListener() {} };\n"
+        'const m = await import("./core.mjs");\n'
+        "const tiled = { width: 700, height: 400, gap: 10, columnWidth: 300, tiles: [[0, 0, 140, 50], [200, 0, 140, 80], [400, 0, 300, 60], [0, 300, 100, 20]] };\n"
+        "const wide = { width: 660, height: 400 }, mid = { width: 440, height: 400 };\n"
+        "const pick = (avail) => [wide, mid, tiled].indexOf(m.chooseLayout([wide, mid, tiled], avail));\n"
+        "console.log(JSON.stringify({ view: m.layoutView(tiled), plain: m.layoutView(wide),\n"
+        "  picks: [0, 1280, 600, 599, 400, 272, 200].map(pick), fn: m.chooseLayout((w) => ({ width: w, height: 1 }), 333).width,\n"
+        "  wrapped: m.wrapWords('one two three four five', 9) }));\n"
+    )
+    result = _node(node, script, tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    view = out["view"]
+    assert (view["w"], view["h"]) == (300, 80 + 10 + 60 + 10 + 20)
+    assert [(t["x"], t["y"]) for t in view["tiles"]] == [(5, 0), (155, 0), (0, 90), (100, 160)]
+    assert out["plain"] == {"w": 660, "h": 400, "tiles": None}
+    # 660 units need 600 px, 440 need 400 px, the tiles' 300 need 272.7 px: below that, the last
+    assert out["picks"] == [0, 0, 0, 1, 1, 2, 2]
+    assert out["fn"] == 333
+    assert out["wrapped"] == ["one two", "three", "four five"]

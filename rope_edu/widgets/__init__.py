@@ -3,6 +3,6 @@
 Import a submodule to use it, e.g. ``from rope_edu.widgets import rotation2d; rotation2d.DEMO.show()``.
 """
 
-from ._core import COLORMAPS, JS_DIR, STATIC_ENV, Control, Figure, bundle, snap_zero, static_mode
+from ._core import COLORMAPS, JS_DIR, STATIC_ENV, Control, Figure, bundle, snap_zero, static_mode, static_modules
 
-__all__ = ["COLORMAPS", "JS_DIR", "STATIC_ENV", "Control", "Figure", "bundle", "snap_zero", "static_mode"]
+__all__ = ["COLORMAPS", "JS_DIR", "STATIC_ENV", "Control", "Figure", "bundle", "snap_zero", "static_mode", "static_modules"]

@@ -24,6 +24,7 @@ import json
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +35,8 @@ import numpy as np
 from ..plots import COLORS, CYCLE
 
 __all__ = [
-    "STATIC_ENV", "JS_DIR", "COLORMAPS", "static_mode", "snap_zero", "Control", "Figure", "bundle", "to_json",
+    "STATIC_ENV", "JS_DIR", "COLORMAPS", "static_mode", "snap_zero", "Control", "Figure", "bundle", "static_modules",
+    "core_names", "to_json",
 ]
 
 #: Set to ``"1"`` by ``make book``: :meth:`Figure.show` then writes static markup, not a widget.
@@ -225,6 +227,21 @@ def to_json(value: Any) -> Any:
     return value
 
 
+def _colours() -> str:
+    return (
+        f"const COLORS = {json.dumps(COLORS)};\n"
+        f"const COLOR_CYCLE = {json.dumps(CYCLE)};\n"
+        f"const COLORMAPS = {json.dumps(COLORMAPS)};\n"
+    )
+
+
+def _figure_source(name: str) -> str:
+    path = JS_DIR / f"{name}.js"
+    if not path.is_file():
+        raise ValueError(f"no figure module {path.name} in {JS_DIR}")
+    return path.read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=None)
 def bundle(name: str) -> str:
     """The ES module of figure ``name``: the book's colours, ``core.js``, then ``<name>.js``.
@@ -232,18 +249,41 @@ def bundle(name: str) -> str:
     The colours come first as ``COLORS`` (:data:`rope_edu.plots.COLORS`), ``COLOR_CYCLE``
     (:data:`rope_edu.plots.CYCLE`) and ``COLORMAPS`` (:data:`COLORMAPS`).
 
-    One self-contained module (no imports), so anywidget can load it from a string and the static
-    site can serve it as one file: the same bytes run in both places.
+    One self-contained module (no imports), so anywidget can load it from a string in a live
+    notebook. The static book serves the same code split in two (:func:`static_modules`), so that a
+    page with several figures loads ``core.js`` once.
     """
-    path = JS_DIR / f"{name}.js"
-    if not path.is_file():
-        raise ValueError(f"no figure module {path.name} in {JS_DIR}")
-    colours = (
-        f"const COLORS = {json.dumps(COLORS)};\n"
-        f"const COLOR_CYCLE = {json.dumps(CYCLE)};\n"
-        f"const COLORMAPS = {json.dumps(COLORMAPS)};\n"
-    )
-    return colours + (JS_DIR / "core.js").read_text(encoding="utf-8") + "\n" + path.read_text(encoding="utf-8")
+    source = _figure_source(name)
+    return _colours() + (JS_DIR / "core.js").read_text(encoding="utf-8") + "\n" + source
+
+
+#: A declaration at the top level of ``core.js`` (a line that starts with it, no indentation).
+_TOP_LEVEL = re.compile(r"^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M)
+
+
+def core_names() -> list[str]:
+    """Every top-level name of the shared code (the colours and ``core.js``), in order."""
+    return _TOP_LEVEL.findall(_colours() + (JS_DIR / "core.js").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def static_modules(names: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The static book's ES modules, by file name: ``core.js`` (the colours and the engine, every
+    top-level name exported) and one ``<name>.js`` per figure that imports them all from
+    ``./core.js`` and is then exactly the figure's own file. A page with n figures loads the
+    engine once, not n times. Figures: ``names``, or every ``js/*.js`` but core and loader.
+
+    The code is :func:`bundle`'s, split: the same statements run in the same order.
+    """
+    if names is None:
+        names = tuple(sorted(p.stem for p in JS_DIR.glob("*.js") if p.stem not in ("core", "loader")))
+    shared = core_names()
+    core = _colours() + (JS_DIR / "core.js").read_text(encoding="utf-8") + f"\nexport {{ {', '.join(shared)} }};\n"
+    out = {"core.js": core}
+    head = f'import {{ {", ".join(shared)} }} from "./core.js";\n'
+    for name in names:
+        out[f"{name}.js"] = head + _figure_source(name)
+    return out
 
 
 @lru_cache(maxsize=None)

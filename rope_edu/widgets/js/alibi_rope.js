@@ -27,7 +27,7 @@ function draw(fig) {
   const xmax = Math.max(16, 2 * distance);
   const ropeFloor = -2 * Math.sqrt(Number(dim)) * Math.max(rho, 0.05);  // RoPE's change never goes below this
   const ymin = Math.min(ropeFloor * 1.1, -r.m[r.m.length - 1] * xmax * 1.05, -12);
-  const p = plot(fig.svg, { x: 70, y: 20, w: 430, h: 320 }, {
+  const p = plot(fig.svg, fig.layout.box, {
     x: [0, xmax], y: [ymin, 0.05 * -ymin],
     xlabel: "distance δ = i − j (tokens)", ylabel: "change of the logit from δ = 0",
   });
@@ -66,4 +66,8 @@ function draw(fig) {
 }
 
 export { compute };
-export default figure(draw, { width: 720, height: 390 });
+// Wide: the notes right of the plot. Narrow: a narrower plot, the notes under it (tiles).
+export default figure(draw, { layouts: [
+  { width: 720, height: 390, box: { x: 70, y: 20, w: 430, h: 320 } },
+  { width: 720, height: 390, box: { x: 70, y: 20, w: 276, h: 280 }, tiles: [[0, 6, 360, 344], [510, 26, 210, 196]] },
+] });

@@ -52,7 +52,7 @@ function draw(fig) {
 
   const head = move !== 0 ? `every position + shift, then “${d.tokens[token]}” moved: its row and column outlined`
     : `every position + shift; dashed: the row and column of “${d.tokens[token]}”, the token that “move” moves`;
-  text(svg, fig.width / 2, 16, head, { class: "legend-label", "text-anchor": "middle" });
+  fig.heading(head, 16, { class: "legend-label" });
   const left = logitGrid(svg, { x: 92, y: 48, w: 192, h: 192 }, now, "cividis", d.lim, labels, "logits q·k/√d", "query (token@position)");
   cmapBar(svg, { x: left.box.x + left.box.w + 10, y: left.box.y, w: 11, h: left.box.h }, "cividis", -d.lim, d.lim, { nticks: 4 });
   const right = logitGrid(svg, { x: 420, y: 48, w: 192, h: 192 }, change, "PuOr", d.lim / 2, labels, "change from positions 0..5", "");
@@ -67,4 +67,8 @@ function draw(fig) {
     : "Only the moved token's row and column changed, except its logit with itself (distance 0).");
 }
 
-export default figure(draw, { width: 680, height: 320 });
+// Wide: the two heatmaps side by side. Narrow: stacked (tiles), the heading above them.
+export default figure(draw, { layouts: [
+  { width: 680, height: 320 },
+  { width: 680, height: 320, tiles: [[0, 24, 345, 296], [350, 24, 330, 296]] },
+] });

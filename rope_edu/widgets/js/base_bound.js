@@ -40,7 +40,7 @@ function draw(fig) {
 
   // right: the plane of contexts and bases
   const xr = [128, 3.4e7], yr = [1e3, 1e8];
-  const right = plot(svg, { x: 392, y: 34, w: 335, h: 286 }, {
+  const right = plot(svg, fig.layout.right, {
     x: xr, y: yr, xlog: true, ylog: true, xlabel: "context L (tokens, log)", ylabel: "base b (log)",
     title: `Men et al.'s criterion, d = ${d}`, ylabelOffset: 44,
   });
@@ -97,4 +97,10 @@ function draw(fig) {
 }
 
 // 745 wide: the drawing's smallest width (10 px text) then fits the book's 688 px column at 1280 px
-export default figure(draw, { width: 745, height: 400 });
+// Wide: the two panels side by side. Narrow: a narrower criterion panel, the panels and legends
+// stacked (tiles).
+export default figure(draw, { layouts: [
+  { width: 745, height: 400, right: { x: 392, y: 34, w: 335, h: 286 } },
+  { width: 745, height: 400, right: { x: 392, y: 34, w: 290, h: 286 },
+    tiles: [[0, 12, 310, 344], [336, 12, 360, 344], [54, 354, 300, 36], [384, 354, 352, 36]] },
+] });

@@ -18,7 +18,7 @@ function draw(fig) {
   const { theta, wavelength } = fig.data.bases[base];
   const pairs = dim / 2, cols = 4, cellW = fig.width / cols, r = 50;
   const svg = fig.svg;
-  text(svg, fig.width / 2, 20, `Hand i turns counter-clockwise by m·θᵢ, θᵢ = b^(−2i/d), d = ${dim}`, { class: "plot-title", "text-anchor": "middle" });
+  fig.heading(`Hand i turns counter-clockwise by m·θᵢ, θᵢ = b^(−2i/d), d = ${dim}`, 20);
   legend(svg, 120, 40, [["at least one full turn made (solid ring)", COLORS.q]]);
   legend(svg, 420, 40, [["less than one turn (dashed ring)", COLORS.orange, true]]);
   let full = 0;
@@ -48,4 +48,11 @@ function draw(fig) {
   fig.note("λᵢ = 2π/θᵢ: the wavelength of pair i, in positions per turn; turnsᵢ = m·θᵢ/2π: the turns made so far.");
 }
 
-export default figure(draw, { width: 680, height: 405 });
+// Wide: four clocks a row. Narrow: the same drawing in tiles, the two legends, then two clocks a row.
+export default figure(draw, { layouts: [
+  { width: 680, height: 405 },
+  { width: 680, height: 405, columnWidth: 340, tiles: [
+    [112, 30, 296, 16], [412, 30, 256, 16],
+    [0, 47, 340, 161], [340, 47, 340, 161], [0, 222, 340, 161], [340, 222, 340, 161],
+  ] },
+] });

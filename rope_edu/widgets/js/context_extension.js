@@ -75,7 +75,7 @@ function draw(fig) {
   const c = compute(fig.state, d);
   const n = d.theta.length;
   const label = m.label;
-  text(fig.svg, fig.width / 2, 18, `${label}: s = ${fmt(s, 1)}, L = ${grouped(L)}, new context sL = ${grouped(c.newContext)}`, { class: "plot-title", "text-anchor": "middle" });
+  fig.heading(`${label}: s = ${fmt(s, 1)}, L = ${grouped(L)}, new context sL = ${grouped(c.newContext)}`);
 
   // --- left: which frequencies move ---
   const yLow = Math.pow(2, -11);
@@ -116,7 +116,7 @@ function draw(fig) {
   text(lg, lx + 16, ly + 36, "past its trained arc at sL", { class: "legend-label" });
 
   // --- right: the logit of a fixed q, k over distance ---
-  const right = plot(fig.svg, { x: 454, y: 50, w: 290, h: 262 }, {
+  const right = plot(fig.svg, { x: 450, y: 50, w: 290, h: 262 }, {
     x: [1, 3e6], y: [-0.4, 2.0], xlog: true, yticks: [-0.4, 0, 0.4, 0.8, 1.2, 1.6, 2.0],
     xticks: [1, 10, 1e2, 1e3, 1e4, 1e5, 1e6].map((t) => [t, tickLabel(t, true)]),
     title: "logit of a fixed q, k",
@@ -161,6 +161,11 @@ function draw(fig) {
 
 function sub(k) { return String(k).split("").map((ch) => "₀₁₂₃₄₅₆₇₈₉"[Number(ch)]).join(""); }
 
-const FIGURE = figure(draw, { width: 760, height: 372 });
+// Wide: the two panels side by side. Narrow: the same drawing, its panels stacked (tiles), the
+// heading above them.
+const FIGURE = figure(draw, { layouts: [
+  { width: 756, height: 372 },
+  { width: 756, height: 372, tiles: [[0, 26, 380, 346], [396, 26, 360, 346]] },
+] });
 export default FIGURE;
 export { compute };

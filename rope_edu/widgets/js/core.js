@@ -1,11 +1,15 @@
 // rope-edu figure engine: shared browser code, prepended to every figure module.
 //
-// A figure module defines `draw(fig)` and ends with `export default figure(draw, {width, height})`.
+// A figure module defines `draw(fig)` and ends with `export default figure(draw, {layouts})` (or
+// `{width, height}` for a single layout; see "layouts" below).
 // `figure` returns the anywidget entry point `{render({model, el})}`; in the static book the site's
 // loader calls the same `render` with a stand-in model. `draw(fig)` gets:
 //   fig.state   the current value of every control, by name
 //   fig.data    the JSON data computed by rope_edu in Python
-//   fig.svg     the figure's <svg> (emptied before each draw), fig.width, fig.height (viewBox units)
+//   fig.svg     what to draw into (emptied before each draw): the <svg>, or in a tiled layout a group
+//               the tiles show; fig.width, fig.height: the layout's drawing coordinates
+//   fig.layout  the layout chosen for the figure's width (see "layouts" below); fig.tiled
+//   fig.heading(text)  the figure's title: in the drawing, or above it (wrapping) when tiled
 //   fig.readout(name, label, value, digits, unit, {zero})  a number written as text next to the
 //               figure; with `zero`, |value| < zero (floating-point rounding of a true 0) prints as 0
 //               (snapZero; rope_edu.widgets.snap_zero is the same rule for the Python readouts)
@@ -16,12 +20,15 @@
 // rope_edu.plots.COLORS), `COLOR_CYCLE` (the order series take them, rope_edu.plots.CYCLE) and
 // `COLORMAPS` (rope_edu.widgets.COLORMAPS: "cividis" and "PuOr" as hex stops).
 //
-// Every figure's own file is appended to this one in a single ES module, where two top-level
-// declarations of one name are a SyntaxError: a figure must not reuse a name defined here.
+// For a live notebook (anywidget needs one module) every figure's own file is appended to this one
+// in a single ES module (rope_edu.widgets.bundle); the static book serves this file once as its
+// own module and each figure's module imports every top-level name of it (static_modules). Either
+// way a figure must not reuse a name defined here: two declarations of one name, or a declaration
+// of an imported name, are a SyntaxError.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-// Element ids must be unique on the whole page, and every figure's module has its own copy of this
-// file, so the counter lives on window.
+// Element ids must be unique on the whole page, and in a notebook every figure's module has its own
+// copy of this file, so the counter lives on window.
 function uniqueId(prefix) {
   window.__ropeFigIds = (window.__ropeFigIds || 0) + 1;
   return `${prefix}-${window.__ropeFigIds}`;
@@ -345,18 +352,116 @@ function buildControl(spec, model, uid) {
   return { wrap, sync };
 }
 
+// --- layouts: the drawing fits the width it gets ---------------------------------------------
 // Text in the drawing stays readable on a phone: the smallest font a figure draws with (tick
-// labels, figures.css) is SMALLEST_FONT viewBox units, and the SVG is never shown narrower than
-// MIN_TEXT_PX / SMALLEST_FONT of its viewBox width. In a column narrower than that, the drawing's box
-// scrolls sideways (it then takes keyboard focus, so arrow keys scroll it); the controls above
-// it wrap to the column.
-const SMALLEST_FONT = 11, MIN_TEXT_PX = 10;
+// labels, figures.css) is SMALLEST_FONT viewBox units, so a view of W units keeps its text at
+// MIN_TEXT_PX or more in a box at least W * MIN_TEXT_PX / SMALLEST_FONT px wide.
+//
+// A figure declares its layouts, widest first: figure(draw, {layouts: [wide, ..., narrow]}) (or
+// {width, height} for a single one). A layout is {width, height, ...}: the drawing's coordinates
+// (fig.width, fig.height), plus any fields its draw reads from fig.layout (boxes, positions). A
+// layout with `tiles: [[x, y, w, h], ...]` is drawn in those coordinates and shown as its tiles
+// (panels, legends) reflowed into rows at most `columnWidth` units wide (default: the widest
+// tile), `gap` units apart: panels stack on a narrow screen. `layouts` may also be a function of
+// the box's width in CSS px returning one layout.
+// The engine shows the first layout whose view keeps the text at MIN_TEXT_PX in the figure's box,
+// or the last one, and lays the figure out again whenever its box changes width (a ResizeObserver:
+// a phone turned sideways, a notebook's side panel opened). Only when even the last layout is too
+// wide (a column under about 330 px) does the drawing keep a minimum width and scroll sideways in
+// its box (which then takes keyboard focus, so arrow keys scroll it).
+const SMALLEST_FONT = 11;
+const MIN_TEXT_PX = 10;
+// Below this box width (CSS px) the host is marked rope-fig-narrow: controls grow to touch size.
+const NARROW_PX = 600;
 
-function drawingBox(svg, width, title) {
+// The view of a layout: its size in viewBox units and, for a tiled layout, where each tile goes.
+function layoutView(layout) {
+  if (!layout.tiles) return { w: layout.width, h: layout.height, tiles: null };
+  const gap = layout.gap ?? 8;
+  const column = layout.columnWidth || Math.max(...layout.tiles.map((t) => t[2]));
+  const rows = [];
+  for (const t of layout.tiles) {
+    const row = rows[rows.length - 1];
+    if (row && row.w + gap + t[2] <= column + 1e-9) { row.items.push(t); row.w += gap + t[2]; row.h = Math.max(row.h, t[3]); }
+    else rows.push({ items: [t], w: t[2], h: t[3] });
+  }
+  const placed = [];
+  let y = 0;
+  for (const row of rows) {
+    let x = (column - row.w) / 2;  // a row narrower than the column is centred
+    for (const t of row.items) { placed.push({ src: t, x, y }); x += t[2] + gap; }
+    y += row.h + gap;
+  }
+  return { w: column, h: y - gap, tiles: placed };
+}
+
+// The layout for a box `avail` CSS px wide (0: not laid out yet, the widest).
+function chooseLayout(layouts, avail) {
+  if (typeof layouts === "function") return layouts(avail);
+  if (!(avail > 0)) return layouts[0];
+  return layouts.find((l) => (layoutView(l).w * MIN_TEXT_PX) / SMALLEST_FONT <= avail + 0.5) || layouts[layouts.length - 1];
+}
+
+// A line of text broken at spaces into lines of at most `chars` characters: [line, ...].
+function wrapWords(str, chars) {
+  const lines = [];
+  let cur = "";
+  for (const word of String(str).split(" ")) {
+    if (cur && cur.length + 1 + word.length > chars) { lines.push(cur); cur = word; }
+    else cur = cur ? `${cur} ${word}` : word;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+// Text wrapped onto lines of at most `chars` characters, `lineHeight` apart from (x, y). Returns
+// the <text> (one <tspan> a line); its lines are node.lines.
+function textLines(parent, x, y, str, chars, attrs = {}, lineHeight = 15) {
+  const node = el("text", { x, y, ...attrs }, parent);
+  node.lines = wrapWords(str, chars);
+  node.lines.forEach((s, i) => {
+    const span = el("tspan", { x, dy: i ? lineHeight : 0 }, node);
+    span.textContent = s;
+  });
+  return node;
+}
+
+// Moves the top-level elements of `stage` (a drawn figure) into `targets`: definitions into
+// targets[0] (a <defs>), every other element into the tile (targets[1 + i], showing tiles[i].src)
+// its bounding box overlaps most, or out of the drawing if it overlaps none. Then removes `stage`.
+function distribute(stage, tiles, targets) {
+  // every box first (one layout of the drawing), then the moves (which would lay it out again)
+  const where = [...stage.children].map((child) => {
+    if (child.tagName === "defs") return [child, "defs"];
+    let b = null;
+    try { b = child.getBBox(); } catch (e) { b = null; }
+    if (!b) return [child, -1];
+    let x0 = b.x, y0 = b.y, x1 = b.x + b.width, y1 = b.y + b.height;
+    const list = child.transform && child.transform.baseVal;
+    if (list && list.numberOfItems) {  // the box in the drawing's coordinates (a rotated label)
+      const m = list.consolidate().matrix;
+      const xs = [], ys = [];
+      for (const [x, y] of [[x0, y0], [x1, y0], [x0, y1], [x1, y1]]) { xs.push(m.a * x + m.c * y + m.e); ys.push(m.b * x + m.d * y + m.f); }
+      [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    }
+    let best = -1, bestArea = -1;
+    tiles.forEach(({ src: [tx, ty, tw, th] }, i) => {
+      const w = Math.min(x1, tx + tw) - Math.max(x0, tx), h = Math.min(y1, ty + th) - Math.max(y0, ty);
+      if (w >= 0 && h >= 0 && w * h > bestArea) { best = i; bestArea = w * h; }
+    });
+    return [child, best];
+  });
+  for (const [child, best] of where) {
+    if (best === "defs") targets[0].append(...child.children);
+    else if (best >= 0) { targets[1 + best].appendChild(child); continue; }
+    child.remove();
+  }
+  stage.remove();
+}
+
+function drawingBox(title) {
   const box = document.createElement("div");
   box.className = "rope-fig-canvas";
-  svg.style.minWidth = `${Math.ceil((width * MIN_TEXT_PX) / SMALLEST_FONT) + 1}px`;
-  box.appendChild(svg);
   const update = () => {
     const scrolls = box.scrollWidth > box.clientWidth + 1;
     if (scrolls && !box.hasAttribute("tabindex")) {
@@ -369,11 +474,11 @@ function drawingBox(svg, width, title) {
       box.removeAttribute("aria-label");
     }
   };
-  if (typeof ResizeObserver !== "undefined") new ResizeObserver(update).observe(box);
-  return box;
+  return { box, update };
 }
 
-function figure(draw, { width = 640, height = 400 } = {}) {
+function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
+  const LAYOUTS = layouts || [{ width, height }];
   function render({ model, el: host }) {
     const specs = model.get("_controls") || [];
     const data = model.get("_data") || {};
@@ -389,25 +494,62 @@ function figure(draw, { width = 640, height = 400 } = {}) {
     controlBox.setAttribute("data-lm-suppress-shortcuts", "true");  // no Lumino shortcuts here
     const controls = specs.map((s) => buildControl(s, model, uid));
     controls.forEach((c) => controlBox.appendChild(c.wrap));
-    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "rope-fig-svg", role: "img", preserveAspectRatio: "xMidYMid meet" });
-    const canvas = drawingBox(svg, width, title);
+    const heading = document.createElement("p");
+    heading.className = "rope-fig-heading";
+    heading.hidden = true;
+    const svg = el("svg", { class: "rope-fig-svg", role: "img", preserveAspectRatio: "xMidYMid meet" });
+    const canvas = drawingBox(title);
+    canvas.box.appendChild(svg);
     const readoutBox = document.createElement("div");
     readoutBox.className = "rope-fig-readouts";
     readoutBox.setAttribute("aria-live", "polite");
     const notes = document.createElement("p");
     notes.className = "rope-fig-notes";
-    host.append(controlBox, canvas, readoutBox, notes);
+    host.append(controlBox, heading, canvas.box, readoutBox, notes);
     const readouts = new Map();
     let draws = 0;
+    // the current layout, its view, and what the figure draws into: the <svg>, or for a tiled
+    // layout one nested <svg> per tile, whose viewBox shows its part of the drawing
+    let layout = null, view = null, targets = [svg], laidOutAt = -1;
+
+    const applyLayout = (next) => {
+      layout = next;
+      view = layoutView(layout);
+      svg.setAttribute("viewBox", `0 0 ${view.w} ${view.h}`);
+      svg.replaceChildren();
+      targets = view.tiles
+        ? [el("defs", {}, svg), ...view.tiles.map(({ src: [x, y, w, h], x: tx, y: ty }) =>
+          el("svg", { class: "rope-fig-tile", x: tx, y: ty, width: w, height: h, viewBox: `${x} ${y} ${w} ${h}`, overflow: "hidden" }, svg))]
+        : [svg];
+      host.dataset.layout = String(Array.isArray(LAYOUTS) ? LAYOUTS.indexOf(layout) : layout.name || "");
+      host.dataset.view = `${view.w}x${view.h}`;
+    };
+    // Lays the figure out for its box's width; true when the layout changed.
+    const fit = () => {
+      const avail = host.clientWidth;
+      if (avail === laidOutAt && layout) return false;
+      laidOutAt = avail;
+      host.classList.toggle("rope-fig-narrow", avail > 0 && avail < NARROW_PX);
+      const next = chooseLayout(LAYOUTS, avail);
+      const changed = !layout || (typeof LAYOUTS === "function" ? JSON.stringify(next) !== JSON.stringify(layout) : next !== layout);
+      if (changed) applyLayout(next);
+      const tooWide = avail > 0 && (view.w * MIN_TEXT_PX) / SMALLEST_FONT > avail + 0.5;
+      svg.style.minWidth = tooWide ? `${Math.ceil((view.w * MIN_TEXT_PX) / SMALLEST_FONT) + 1}px` : "";
+      return changed;
+    };
 
     const current = () => Object.fromEntries(specs.map((s) => [s.name, model.get(s.name)]));
+    // A tiled layout draws the figure once, then moves each top-level element of the drawing into
+    // the tile it overlaps most (its definitions: clip paths, gradients, into a <defs> all tiles
+    // share); an element in no tile is left out. Each tile's viewBox shows its part.
     const redraw = () => {
       const state = current();
-      svg.replaceChildren();
       const seen = new Set();
-      let noteText = "";
+      let noteText = "", headingText = "";
+      targets.forEach((target) => target.replaceChildren());
+      const stage = view.tiles ? el("g", { class: "rope-fig-stage" }, svg) : svg;
       const fig = {
-        state, data, svg, width, height, model,
+        state, data, svg: stage, width: layout.width, height: layout.height, layout, tiled: !!view.tiles, model,
         readout(name, label, value, digits = 3, unit = "", { zero = 0 } = {}) {
           value = snapZero(value, zero);
           seen.add(name);
@@ -426,11 +568,21 @@ function figure(draw, { width = 640, height = 400 } = {}) {
           r.hidden = false;
         },
         note(str) { noteText += (noteText ? " " : "") + str; },
+        // The figure's heading: centred at the top of the drawing (y: its baseline; attrs: e.g.
+        // a class, or x to centre it elsewhere); above the drawing, as text that wraps, in a
+        // tiled layout (whose tiles leave it out) or one with headingAbove: true.
+        heading(str, y = 18, attrs = {}) {
+          if (view.tiles || layout.headingAbove) headingText += (headingText ? "\n" : "") + str;
+          else text(stage, attrs.x ?? layout.width / 2, y, str, { class: "plot-title", "text-anchor": "middle", ...attrs });
+        },
       };
       draw(fig);
+      if (view.tiles) distribute(stage, view.tiles, targets);
       for (const [name, r] of readouts) if (!seen.has(name)) r.hidden = true;
       notes.textContent = noteText;
       notes.hidden = !noteText;
+      heading.textContent = headingText;
+      heading.hidden = !headingText;
       svg.setAttribute("aria-label", host.getAttribute("aria-label") || "interactive figure");
       host.dataset.state = JSON.stringify(state);
       host.dataset.draws = String(++draws);
@@ -455,11 +607,22 @@ function figure(draw, { width = 640, height = 400 } = {}) {
     };
     window.addEventListener("beforeprint", beforePrint);
     window.addEventListener("afterprint", afterPrint);
+    fit();
     redraw();
+    // Lay out again when the box changes width (not yet attached: 0, then its real width).
+    let observer = null;
+    if (typeof ResizeObserver !== "undefined") {
+      observer = new ResizeObserver(() => {
+        if (fit()) redraw();
+        canvas.update();
+      });
+      observer.observe(host);
+    }
     return () => {
       for (const s of specs) model.off(`change:${s.name}`, onChange);
       window.removeEventListener("beforeprint", beforePrint);
       window.removeEventListener("afterprint", afterPrint);
+      if (observer) observer.disconnect();
     };
   }
   return { render };

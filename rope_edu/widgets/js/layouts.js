@@ -19,11 +19,19 @@ function draw(fig) {
   const svg = fig.svg;
 
   // --- top: the coordinates, the pairs, the table's frequencies -------------------------------
-  text(svg, 370, 16, `rotation ${d.rotation_names[rotation]}; cos/sin table ${d.table_names[table]}`, { class: "legend-label", "text-anchor": "middle" });
-  text(svg, 370, 35, c.matched ? "The tables match: both ends of every arc read the same θ, so this is a rotation."
-    : "MIX-UP: the ends of a dashed arc read different θ, so this is not a rotation.",
-  { class: "plot-title", "text-anchor": "middle", fill: c.matched ? COLORS.q : COLORS.k });
-  const top = plot(svg, { x: 80, y: 66, w: 580, h: 196 }, {
+  const L = fig.layout;
+  const verdict = c.matched ? "The tables match: both ends of every arc read the same θ, so this is a rotation."
+    : "MIX-UP: the ends of a dashed arc read different θ, so this is not a rotation.";
+  fig.heading(`rotation ${d.rotation_names[rotation]}; cos/sin table ${d.table_names[table]}`, 16, { class: "legend-label", x: 370 });
+  fig.heading(verdict, 35, { fill: c.matched ? COLORS.q : COLORS.k, x: 370 });
+  // a plot's title: one line over it, or (narrow) wrapped onto lines ending just over it
+  const titled = (box, title) => {
+    if (!L.titleChars) return title;
+    const lines = wrapWords(title, L.titleChars);
+    lines.forEach((s, i) => text(svg, box.x + box.w / 2, box.y - 8 - 15 * (lines.length - 1 - i), s, { class: "plot-title", "text-anchor": "middle" }));
+    return undefined;
+  };
+  const top = plot(svg, L.top, {
     x: [-0.6, dim - 0.4], y: [-1.5, 2.7], grid: true,
     xticks: [...Array(dim).keys()].map((j) => [j, `x${j}`]), yticks: [-1, 0, 1, 2],
     ylabel: "coordinate value",
@@ -58,9 +66,9 @@ function draw(fig) {
 
   // --- middle: norm ratio; bottom: score at distance d.distance -------------------------------
   const xs = { x: [0, last], xticks: [0, 5, 10, 15, 20, 25, 30, 35, 40] };
-  const mid = plot(svg, { x: 80, y: 336, w: 580, h: 100 }, {
+  const mid = plot(svg, L.mid, {
     ...xs, y: [0.5, 1.5], yticks: [0.5, 1, 1.5], ylabel: "norm ratio",
-    title: "‖f(x, p)‖ / ‖x‖: 1 at every position for a rotation",
+    title: titled(L.mid, "‖f(x, p)‖ / ‖x‖: 1 at every position for a rotation"),
   });
   line(mid, [[0, 1], [last, 1]], { stroke: COLORS.grey, "stroke-dasharray": "2 3", "stroke-width": 1.2 });
   el("line", { x1: mid.sx(m), x2: mid.sx(m), y1: mid.box.y, y2: mid.box.y + mid.box.h, stroke: COLORS.accent, "stroke-width": 1.5 }, mid.g);
@@ -68,17 +76,17 @@ function draw(fig) {
   el("circle", { cx: mid.sx(m), cy: mid.sy(c.norm_curve[idx]), r: 4, fill: COLORS.accent }, svg);
 
   const ref = c.score_ref;
-  const bot = plot(svg, { x: 80, y: 484, w: 580, h: 100 }, {
+  const bot = plot(svg, L.bot, {
     ...xs, y: [ref - 1.5, ref + 1.5], nticks: 3, ylabel: "score", xlabel: "position p (tokens)",
-    title: `score ⟨f(x, p+${d.distance}), f(k, p)⟩, query ${d.distance} positions after the key: constant for RoPE`,
+    title: titled(L.bot, `score ⟨f(x, p+${d.distance}), f(k, p)⟩, query ${d.distance} positions after the key: constant for RoPE`),
   });
   line(bot, [[0, ref], [last, ref]], { stroke: COLORS.grey, "stroke-dasharray": "2 3", "stroke-width": 1.5 });
   el("line", { x1: bot.sx(m), x2: bot.sx(m), y1: bot.box.y, y2: bot.box.y + bot.box.h, stroke: COLORS.accent, "stroke-width": 1.5 }, bot.g);
   line(bot, P.map((p, i) => [p, c.score_curve[i]]), { stroke: COLORS.k });
   el("circle", { cx: bot.sx(m), cy: bot.sy(c.score_curve[idx]), r: 4, fill: COLORS.accent }, svg);
-  legend(svg, 90, 640, [["this implementation", COLORS.k]]);
-  legend(svg, 260, 640, [["correct RoPE (same distance)", COLORS.grey, true]]);
-  legend(svg, 480, 640, [["p = m", COLORS.accent]]);
+  legend(svg, 90, L.legendY, [["this implementation", COLORS.k]]);
+  legend(svg, 260, L.legendY, [["correct RoPE (same distance)", COLORS.grey, true]]);
+  legend(svg, 480, L.legendY, [["p = m", COLORS.accent]]);
 
   fig.readout("norm_ratio", "‖f(x, m)‖ / ‖x‖", c.norm_curve[idx], 3);
   fig.readout("norm_error", `largest |ratio − 1|, p = 0..${last}`, c.norm_error, 3, "", { zero: d.zero });
@@ -87,4 +95,13 @@ function draw(fig) {
   fig.readout("score_spread", `score max − min, p = 0..${last}`, c.score_spread, 3, "", { zero: d.zero });
 }
 
-export default figure(draw, { width: 680, height: 652 });
+// Wide: three plots as wide as the column. Narrow: narrower plots with their titles wrapped, the
+// keys and legends in tiles of their own, the two heading lines above the drawing.
+export default figure(draw, { layouts: [
+  { width: 680, height: 652, top: { x: 80, y: 66, w: 580, h: 196 }, mid: { x: 80, y: 336, w: 580, h: 100 },
+    bot: { x: 80, y: 484, w: 580, h: 100 }, legendY: 640 },
+  { width: 680, height: 690, top: { x: 60, y: 66, w: 286, h: 196 }, mid: { x: 60, y: 350, w: 286, h: 100 },
+    bot: { x: 60, y: 528, w: 286, h: 100 }, legendY: 676, titleChars: 42,
+    tiles: [[70, 44, 290, 18], [412, 44, 268, 18], [0, 62, 360, 238], [0, 304, 360, 166], [0, 474, 360, 190],
+      [84, 666, 170, 20], [254, 666, 220, 20], [474, 666, 80, 20]] },
+] });

@@ -33,14 +33,18 @@ function compute(state, data) {
   return out;
 }
 
-function strip(fig, m, name, y, color) {
+// One strip at x0 (width w, from fig.layout.strip), its caption from baseline `top` (wrapped to
+// fig.layout.strip.chars characters a line). Returns the y under its labels.
+function strip(fig, m, name, top, color) {
   const { cmap, log_range: [lo, hi] } = fig.data;
-  const x0 = 60, w = 620, h = 22, context = Math.pow(2, fig.state.k);
+  const { x0, w, chars } = fig.layout.strip;
+  const h = 22, context = Math.pow(2, fig.state.k);
   const wl = wavelengthsAt(m, context);
-  text(fig.svg, x0 - 10, y + 16, name, { class: "plot-title", "text-anchor": "end", fill: color });
   const pairs = m.layout === "interleaved" ? "interleaved pairs (2i, 2i+1)" : "half-split pairs (i, i + r/2)";
-  text(fig.svg, x0, y - 5, `${fig.state[name === "A" ? "model_a" : "model_b"]}: ${m.rotary_dim} of ${m.head_dim} coordinates rotate, ${pairs}`,
-    { class: "legend-label" });
+  const caption = textLines(fig.svg, x0, top, `${fig.state[name === "A" ? "model_a" : "model_b"]}: ${m.rotary_dim} of ${m.head_dim} coordinates rotate, ${pairs}`,
+    chars, { class: "legend-label" });
+  const y = top + 15 * (caption.lines.length - 1) + 5;
+  text(fig.svg, x0 - 10, y + 16, name, { class: "plot-title", "text-anchor": "end", fill: color });
   // One image per strip (a pixel per coordinate, scaled up without smoothing) rather than a
   // rectangle per coordinate: 256-wide heads made hundreds of SVG nodes and slow redraws.
   const cells = document.createElement("canvas"), bars = document.createElement("canvas");
@@ -64,6 +68,7 @@ function strip(fig, m, name, y, color) {
   el("rect", { x: x0, y, width: w, height: h, fill: "none", stroke: "#555", "stroke-width": 0.8 }, fig.svg);
   text(fig.svg, x0, y + h + 16, "coordinate 0", { class: "tick-label" });
   text(fig.svg, x0 + w, y + h + 16, `${m.head_dim - 1}`, { class: "tick-label", "text-anchor": "end" });
+  return y + h + 16;
 }
 
 function draw(fig) {
@@ -71,13 +76,13 @@ function draw(fig) {
   const d = fig.data, A = d.models[model_a], B = d.models[model_b];
   const r = compute(fig.state, d);
   const context = r.context;
-  text(fig.svg, fig.width / 2, 16, "Coordinates of one query head, coloured by the wavelength of their pair",
-    { class: "plot-title", "text-anchor": "middle" });
-  strip(fig, A, "A", 48, COLORS.q);
-  strip(fig, B, "B", 118, COLORS.k);
+  const L = fig.layout;
+  fig.heading("Coordinates of one query head, coloured by the wavelength of their pair", 16);
+  let y = strip(fig, A, "A", 43, COLORS.q);
+  y = strip(fig, B, "B", Math.max(y + 27, 113), COLORS.k);
 
-  // Colour bar for the strips (horizontal, log10 wavelength).
-  const [lo, hi] = d.log_range, cb = { x: 160, y: 182, w: 520, h: 10 };
+  // Colour bar for the strips (horizontal, log10 wavelength): its label left of it, or above it.
+  const [lo, hi] = d.log_range, cb = { ...L.bar, y: y + L.bar.dy, h: 10 };
   const id = uniqueId("rope-cbar");
   const grad = el("linearGradient", { id, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, fig.svg));
   d.cmap.forEach((c, i) => el("stop", { offset: i / (d.cmap.length - 1), "stop-color": c }, grad));
@@ -87,14 +92,18 @@ function draw(fig) {
     el("line", { x1: X, x2: X, y1: cb.y + cb.h, y2: cb.y + cb.h + 4, class: "tick" }, fig.svg);
     text(fig.svg, X, cb.y + cb.h + 15, e === 1 ? "10" : `1e${e}`, { class: "tick-label", "text-anchor": "middle" });
   }
-  text(fig.svg, cb.x - 8, cb.y + 9, "wavelength (positions)", { class: "tick-label", "text-anchor": "end" });
-  el("rect", { x: 60, y: cb.y + 38, width: 12, height: 4, fill: COLORS.accent }, fig.svg);
-  text(fig.svg, 78, cb.y + 43, "pair slower than the context (less than one turn within it)", { class: "tick-label" });
-  el("rect", { x: 440, y: cb.y + 35, width: 12, height: 9, fill: "#e4e4e4", stroke: "#999" }, fig.svg);
-  text(fig.svg, 458, cb.y + 43, "no position: passes through unrotated", { class: "tick-label" });
+  if (L.bar.label === "above") text(fig.svg, cb.x, cb.y - 6, "wavelength (positions)", { class: "tick-label" });
+  else text(fig.svg, cb.x - 8, cb.y + 9, "wavelength (positions)", { class: "tick-label", "text-anchor": "end" });
+  // The two keys: side by side, or one under the other.
+  const k1 = { x: L.keys[0][0], y: cb.y + L.keys[0][1] }, k2 = { x: L.keys[1][0], y: cb.y + L.keys[1][1] };
+  el("rect", { x: k1.x, y: k1.y, width: 12, height: 4, fill: COLORS.accent }, fig.svg);
+  const slowKey = textLines(fig.svg, k1.x + 18, k1.y + 5, "pair slower than the context (less than one turn within it)", L.keyChars, { class: "tick-label" }, 14);
+  const k2y = k2.y + 14 * (slowKey.lines.length - 1) * (L.keys[1][0] === L.keys[0][0] ? 1 : 0);
+  el("rect", { x: k2.x, y: k2y, width: 12, height: 9, fill: "#e4e4e4", stroke: "#999" }, fig.svg);
+  text(fig.svg, k2.x + 18, k2y + 8, "no position: passes through unrotated", { class: "tick-label" });
 
   // Wavelength of every rotated pair against its index (as a fraction of the pairs).
-  const p = plot(fig.svg, { x: 90, y: 258, w: 440, h: 180 }, {
+  const p = plot(fig.svg, { ...L.plot, y: k2y + L.plot.y }, {
     x: [0, 1], y: [1, 1e9], ylog: true, xticks: [0, 0.25, 0.5, 0.75, 1],
     xlabel: "pair index i / (rotated dims / 2)", ylabel: "wavelength 2π/θᵢ (positions)", ylabelOffset: 52,
   });
@@ -102,15 +111,16 @@ function draw(fig) {
     const wl = wavelengthsAt(m, context), n = wl.length;
     const pts = wl.map((w, i) => [i / n, w]);
     line(p, pts, { stroke: color });
-    for (const [x, y] of pts) el("circle", { cx: p.sx(x), cy: p.sy(y), r: 1.8, fill: color }, p.g);
+    for (const [x, yy] of pts) el("circle", { cx: p.sx(x), cy: p.sy(yy), r: 1.8, fill: color }, p.g);
   }
   line(p, [[0, context], [1, context]], { stroke: COLORS.grey, "stroke-dasharray": "5 4", "stroke-width": 1.5 });
-  legend(fig.svg, 548, 276, [
+  // its legend: right of the plot, or under it
+  const lg = L.legend === "below" ? { x: L.strip.x0, y: p.box.y + p.box.h + 62 } : { x: 548, y: p.box.y + 18 };
+  legend(fig.svg, lg.x, lg.y, [
     [`A: ${model_a}`, COLORS.q], [`B: ${model_b}`, COLORS.k], [`context 2^${k} = ${fmt(context, 0)}`, COLORS.grey, true],
   ]);
-  text(fig.svg, 548, 336, "Pairs above the dashed line", { class: "legend-label" });
-  text(fig.svg, 548, 352, "turn less than once over", { class: "legend-label" });
-  text(fig.svg, 548, 368, "the context.", { class: "legend-label" });
+  textLines(fig.svg, lg.x, lg.y + 60, "Pairs above the dashed line turn less than once over the context.", L.legend === "below" ? 50 : 27,
+    { class: "legend-label" }, 16);
 
   fig.readout("context", "context 2^k", context, 0, "tokens");
   fig.readout("rot_a", "A: rotated dims", r.rot_a, 0);
@@ -124,4 +134,11 @@ function draw(fig) {
 }
 
 export { compute };
-export default figure(draw, { width: 720, height: 490 });
+// Wide: as wide as the column. Narrow: strips, colour bar and plot narrower, captions and keys
+// wrapped, the plot's legend under it, the heading above the drawing.
+export default figure(draw, { layouts: [
+  { width: 720, height: 490, strip: { x0: 60, w: 620, chars: 200 }, bar: { x: 160, w: 520, dy: 26 }, keys: [[60, 38], [440, 35]],
+    keyChars: 200, plot: { x: 90, y: 41, w: 440, h: 180 } },
+  { width: 360, height: 712, headingAbove: true, strip: { x0: 28, w: 318, chars: 48 }, bar: { x: 28, w: 318, dy: 36, label: "above" },
+    keys: [[28, 36], [28, 52]], keyChars: 50, plot: { x: 80, y: 40, w: 262, h: 180 }, legend: "below" },
+] });

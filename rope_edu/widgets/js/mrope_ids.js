@@ -42,7 +42,7 @@ function marker(g, shape, x, y, color) {
 function draw(fig) {
   const r = compute(fig.state, fig.data);
   const n = r.n_tokens, colors = SERIES_COLORS();
-  const box = { x: 60, y: 56, w: 520, h: 300 };
+  const box = fig.layout.box;
   const p = plot(fig.svg, box, {
     x: [-0.5, n - 0.5], y: [-1, r.max_id + 1],
     xlabel: "token index in the sequence", ylabel: "position id", nticks: 8,
@@ -65,7 +65,7 @@ function draw(fig) {
   SERIES.forEach(([, axis, shape], j) => {
     for (let i = 0; i < n; i++) marker(p.g, shape, p.sx(i), p.sy(r.ids[axis][i]), colors[j]);
   });
-  const lx = box.x + box.w + 12;
+  const lx = fig.layout.legendX;
   SERIES.forEach(([label, , shape], j) => {
     marker(fig.svg, shape, lx + 6, 70 + 18 * j, colors[j]);
     text(fig.svg, lx + 16, 74 + 18 * j, label, { class: "legend-label" });
@@ -87,4 +87,8 @@ function draw(fig) {
 }
 
 export { compute };
-export default figure(draw, { width: 720, height: 400 });
+// Wide: the legend right of the plot. Narrow: a narrower plot, the legend under it (tiles).
+export default figure(draw, { layouts: [
+  { width: 720, height: 400, box: { x: 60, y: 56, w: 520, h: 300 }, legendX: 592 },
+  { width: 720, height: 400, box: { x: 52, y: 56, w: 296, h: 296 }, legendX: 420, tiles: [[0, 8, 360, 392], [410, 56, 170, 172]] },
+] });

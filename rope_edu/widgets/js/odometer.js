@@ -51,11 +51,11 @@ function draw(fig) {
     text(svg, x, cy + r + 35, j === 0 ? "θ = 1" : `θ = 1/${2 ** j}`, { class: "legend-label", "text-anchor": "middle" });
   }
   el("rect", { x: 12, y: 226, width: 14, height: 10, fill: "none", stroke: COLORS.accent, "stroke-width": 3 }, svg);
-  text(svg, 32, 235, "what changes from p to p + 1: the bits that flip, the arc θ each hand sweeps", { class: "legend-label" });
+  textLines(svg, 32, 235, "what changes from p to p + 1: the bits that flip, the arc θ each hand sweeps", fig.layout.keyChars, { class: "legend-label" }, 13);
 
   // Steps ‖code(q+1) − code(q)‖ for every q: jagged for the bits, flat for the hands.
   const roots = [[0, "0"], [1, "1"], [Math.SQRT2, "√2"], [Math.sqrt(3), "√3"], [2, "2"], [Math.sqrt(5), "√5"], [Math.sqrt(6), "√6"]];
-  const P = plot(svg, { x: 90, y: 272, w: 560, h: 170 }, {
+  const P = plot(svg, fig.layout.plot, {
     x: [0, nPos - 1], y: [0, 2.6], yticks: roots, xticks: [0, 8, 16, 24, 32, 40, 48, 56, 63],
     xlabel: "position p", ylabel: "‖code(p+1) − code(p)‖", ylabelOffset: 44,
   });
@@ -78,4 +78,13 @@ function draw(fig) {
     : `p = ${p} is ${bits[p].slice().reverse().join("")} in binary; p + 1 is ${bits[p + 1].slice().reverse().join("")}.`);
 }
 
-export default figure(draw, { width: 680, height: 490 });
+// Wide: six bits and hands in a row. Narrow: the same drawing in tiles (row labels and three
+// columns a row), the key wrapped, the legends stacked, a narrower plot.
+const COLUMN = (j) =>  // the column of bit j of data()'s 6-bit table: its box, its hand, its labels
+ [150 + 94 * (5 - j) - 42, 14, 84, 208];
+export default figure(draw, { layouts: [
+  { width: 680, height: 490, keyChars: 200, plot: { x: 90, y: 272, w: 560, h: 170 } },
+  { width: 680, height: 490, keyChars: 48, plot: { x: 90, y: 272, w: 258, h: 170 }, gap: 6, columnWidth: 362,
+    tiles: [[8, 40, 92, 140], COLUMN(5), COLUMN(4), COLUMN(3), [8, 470, 92, 2], COLUMN(2), COLUMN(1), COLUMN(0),
+      [8, 222, 352, 28], [96, 249, 250, 16], [386, 249, 230, 16], [0, 264, 360, 222]] },
+] });

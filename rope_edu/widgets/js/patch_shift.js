@@ -53,7 +53,7 @@ function draw(fig) {
   const { grid, bound } = fig.data;
   const res = compute(fig.state, fig.data);
   const { pq, pk } = res;
-  const cell = 44, x0 = 60, y0 = 30;
+  const cell = fig.layout.cell, x0 = 60, y0 = 30;
   const g = el("g", {}, fig.svg);
   for (let r = 0; r < grid; r++) {
     for (let c = 0; c < grid; c++) {
@@ -115,4 +115,8 @@ function draw(fig) {
 }
 
 export { compute };
-export default figure(draw, { width: 640, height: 420 });
+// Wide: the key right of the grid. Narrow: smaller cells, the key under the grid (tiles).
+export default figure(draw, { layouts: [
+  { width: 640, height: 420, cell: 44 },
+  { width: 640, height: 420, cell: 36, tiles: [[0, 12, 356, 336], [370, 30, 240, 290]] },
+] });

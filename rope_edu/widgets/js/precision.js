@@ -116,13 +116,16 @@ function draw(fig) {
 
   // --- top: angle error of every pair ---
   const n = err.length;
-  const top = plot(fig.svg, { x: 78, y: 36, w: 420, h: 240 }, {
+  const L = fig.layout;
+  const top = plot(fig.svg, L.top, {
     x: [-1.5, n + 0.5], y: [floor / 2, 30], ylog: true, yticks: LOG_TICKS,
     xticks: [0, 16, 32, 48, n - 1],
     xlabel: "pair index i (frequency θᵢ falls as i grows)", ylabel: "|angle error| (rad)", ylabelOffset: 52,
   });
   const stored = Number.isFinite(r.stored_position) ? `stored as ${grouped(r.stored_position)}` : "overflows to ∞";
-  text(fig.svg, 78 + 210, 22, `position m = ${grouped(position)} in ${dtype}: ${stored}`, { class: "plot-title", "text-anchor": "middle" });
+  const title = `position m = ${grouped(position)} in ${dtype}: ${stored}`;
+  if (fig.tiled) fig.heading(title);
+  else text(fig.svg, 78 + 210, 22, title, { class: "plot-title", "text-anchor": "middle" });
   const piY = top.sy(Math.PI);
   el("line", { x1: top.box.x, x2: top.box.x + top.box.w, y1: piY, y2: piY, stroke: COLORS.grey, "stroke-dasharray": "2 3" }, top.g);
   text(top.g, top.box.x + top.box.w - 4, piY - 5, "π: the pair points anywhere", { class: "legend-label", fill: COLORS.grey, "text-anchor": "end" });
@@ -157,19 +160,21 @@ function draw(fig) {
   if (low) rows.push([[`angles in ${dtype}`], r.drift, cLow]);
   rows.push([["angles in float32"], r.drift_f32, c32]);
   rows.push([["float32 angles, cos/sin", `then stored in ${dtype}`], r.cos_storage_error, COLORS.v]);
-  const bx = 236, by = 338, bw = 380, rowH = 30, bh = 3 * rowH;
+  // its rows' labels left of the bars, or (narrow) above them
+  const { x: bx, y: by, w: bw, rowH, above } = L.bottom, bh = 3 * rowH;
   const bottom = plot(fig.svg, { x: bx, y: by, w: bw, h: bh }, {
     x: [floor / 2, 10], y: [0, 3], xlog: true, xticks: LOG_TICKS, yticks: [],
     xlabel: "‖R̃ₘx − Rₘx‖ / ‖x‖  (last bar: largest |cos/sin error|)",
   });
   rows.forEach(([label, value, color], j) => {
-    const yc = by + (j + 0.5) * rowH;
-    label.forEach((line_, k) => text(fig.svg, bx - 8, yc + 4 + (k - (label.length - 1) / 2) * 14, line_, { class: "legend-label", "text-anchor": "end" }));
+    const yc = by + (j + 0.5) * rowH + (above ? 7 : 0), shown = Number.isFinite(value) ? fmt(value, value < 0.01 ? 2 : 3) : "∞ angles: NaN";
+    if (above) text(fig.svg, bx + 4, yc - 13, `${label.join(" ")}: ${shown}`, { class: "legend-label" });
+    else label.forEach((line_, k) => text(fig.svg, bx - 8, yc + 4 + (k - (label.length - 1) / 2) * 14, line_, { class: "legend-label", "text-anchor": "end" }));
     if (Number.isFinite(value)) {
       const x1 = bottom.sx(Math.max(value, floor));
-      el("rect", { x: bx, y: yc - 9, width: Math.max(x1 - bx, 1), height: 18, fill: color, opacity: 0.85 }, bottom.g);
+      el("rect", { x: bx, y: yc - (above ? 6 : 9), width: Math.max(x1 - bx, 1), height: above ? 12 : 18, fill: color, opacity: 0.85 }, bottom.g);
     }
-    text(fig.svg, bx + bw + 8, yc + 4, Number.isFinite(value) ? fmt(value, value < 0.01 ? 2 : 3) : "∞ angles: NaN", { class: "legend-label" });
+    if (!above) text(fig.svg, bx + bw + 8, yc + 4, shown, { class: "legend-label" });
   });
   text(fig.svg, 20, by - 10, `drift of the rotated unit vector x (d = ${2 * n})`, { class: "plot-title" });
 
@@ -183,6 +188,12 @@ function draw(fig) {
   fig.readout("cos_storage_error", `cos/sin error, float32 angles stored in ${dtype}`, r.cos_storage_error, d(r.cos_storage_error));
 }
 
-const FIGURE = figure(draw, { width: 720, height: 480 });
+// Wide: the legend right of the top plot, the bars' labels left of them. Narrow: narrower plots,
+// the legend under the top one (tiles), each bar's label and value above it, the title above.
+const FIGURE = figure(draw, { layouts: [
+  { width: 720, height: 480, top: { x: 78, y: 36, w: 420, h: 240 }, bottom: { x: 236, y: 338, w: 380, rowH: 30 } },
+  { width: 720, height: 540, top: { x: 78, y: 36, w: 270, h: 240 }, bottom: { x: 24, y: 338, w: 320, rowH: 44, above: true },
+    tiles: [[0, 28, 360, 288], [508, 40, 212, 190], [0, 314, 360, 226]] },
+] });
 export default FIGURE;
 export { compute, roundTo };

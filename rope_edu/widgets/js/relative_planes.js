@@ -35,8 +35,7 @@ function draw(fig) {
   const R = 58, cy = 134;
   const norms = planes.flatMap(({ qi, ki }) => [Math.hypot(...qi), Math.hypot(...ki)]);
   const unit = R / Math.max(...norms);  // one scale for every plane: lengths compare across planes
-  text(svg, fig.width / 2, 18, `q at position m + s = ${fmt(mt, 0)}, k at n + s = ${fmt(nt, 0)}: pair i turns by its position × θᵢ`,
-    { class: "plot-title", "text-anchor": "middle" });
+  fig.heading(`q at position m + s = ${fmt(mt, 0)}, k at n + s = ${fmt(nt, 0)}: pair i turns by its position × θᵢ`);
 
   planes.forEach(({ qi, ki, qm, kn, c }, i) => {
     const cx = 92 + 172 * i;
@@ -73,7 +72,7 @@ function draw(fig) {
 
   // The contributions added up, bar after bar, to the score; the dashed line is qᵀR_{n−m}k.
   const lim = 1.08 * bound;
-  const p = plot(svg, { x: 66, y: 250, w: 380, h: 166 }, {
+  const p = plot(svg, fig.layout.bars, {
     x: [-0.6, 4.6], y: [-lim, lim], nticks: 6,
     xticks: [[0, "c₀"], [1, "c₁"], [2, "c₂"], [3, "c₃"], [4, "score"]],
     ylabel: "share of the score", ylabelOffset: 40,
@@ -119,4 +118,10 @@ function draw(fig) {
 }
 
 export { compute };
-export default figure(draw, { width: 720, height: 450 });
+// Wide: four planes in a row, the bars and the legend under them. Narrow: the same drawing in
+// tiles, two planes a row, a narrower bar chart, then the legend; the heading above.
+export default figure(draw, { layouts: [
+  { width: 720, height: 450, bars: { x: 66, y: 250, w: 380, h: 166 } },
+  { width: 720, height: 450, bars: { x: 66, y: 250, w: 276, h: 166 },
+    tiles: [[0, 28, 350, 200], [350, 28, 350, 200], [0, 236, 356, 204], [458, 250, 280, 190]] },
+] });

@@ -21,7 +21,7 @@ function draw(fig) {
   const between = wrap(Math.atan2(qm[1], qm[0]) - Math.atan2(kn[1], kn[0]));
   const nq = Math.hypot(...q), nk = Math.hypot(...k);
   const lim = 1.35 * Math.max(nq, nk);
-  const p = plot(fig.svg, { x: 60, y: 20, w: 380, h: 380 }, {
+  const p = plot(fig.svg, fig.layout.box, {
     x: [-lim, lim], y: [-lim, lim], equal: true, xticks: [-1, 0, 1], yticks: [-1, 0, 1],
     xlabel: "coordinate 0 (real part)", ylabel: "coordinate 1 (imaginary part)",
   });
@@ -59,4 +59,8 @@ function draw(fig) {
   fig.readout("g", "qᵀR((n−m)θ)k", g, 4);
 }
 
-export default figure(draw, { width: 680, height: 440 });
+// Wide: the legend right of the plane. Narrow: a smaller plane, the legend under it (tiles).
+export default figure(draw, { layouts: [
+  { width: 680, height: 440, box: { x: 60, y: 20, w: 380, h: 380 } },
+  { width: 680, height: 440, box: { x: 60, y: 20, w: 284, h: 284 }, tiles: [[0, 6, 356, 350], [462, 26, 218, 150]] },
+] });

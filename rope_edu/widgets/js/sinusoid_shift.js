@@ -29,8 +29,7 @@ function draw(fig) {
   const { theta, pe, blocks, error, k_min: kMin } = fig.data;
   const svg = fig.svg, nPairs = theta.length, R = 58, cy = 150;
   const peP = pe[p - kMin], pePk = pe[p + k - kMin], M = blocks[k - kMin];
-  text(svg, fig.width / 2, 20, `p = ${fmt(p, 0)}, k = ${fmt(k, 0)}: each pair turns ${k >= 0 ? "clockwise" : "counter-clockwise"} by ${k >= 0 ? "" : "−"}kθᵢ`,
-    { class: "plot-title", "text-anchor": "middle" });
+  fig.heading(`p = ${fmt(p, 0)}, k = ${fmt(k, 0)}: each pair turns ${k >= 0 ? "clockwise" : "counter-clockwise"} by ${k >= 0 ? "" : "−"}kθᵢ`, 20);
 
   const turns = [];
   for (let i = 0; i < nPairs; i++) {
@@ -70,12 +69,18 @@ function draw(fig) {
   text(svg, 238, ly + 4, "PE(p + k), from the formula", { class: "legend-label" });
   el("line", { x1: 430, x2: 452, y1: ly, y2: ly, stroke: COLORS.orange, "stroke-width": 3 }, svg);
   text(svg, 458, ly + 4, "the turn by kθᵢ (clockwise if k > 0)", { class: "legend-label" });
-  text(svg, 20, ly + 30, "Pair i is drawn with coordinate 2i (sin pθᵢ) across and 2i+1 (cos pθᵢ) up: p = 0 is at 12 o'clock (dotted).",
-    { class: "legend-label" });
+  textLines(svg, 20, ly + 30, "Pair i is drawn with coordinate 2i (sin pθᵢ) across and 2i+1 (cos pθᵢ) up: p = 0 is at 12 o'clock (dotted).",
+    fig.layout.noteChars, { class: "legend-label" });
 
   fig.readout("pk", "p + k", p + k, 0);
   turns.forEach((t, i) => fig.readout(`turn_${i}`, `kθ${subscript(i)}`, t, 2, "rad"));
   fig.readout("error", "max |M(k)·PE(p) − PE(p+k)|", error[p][k - kMin], 1);
 }
 
-export default figure(draw, { width: 680, height: 312 });
+// Wide: four pairs in a row. Narrow: the same drawing in tiles, two pairs a row, the legend's
+// entries one under the other, its last line wrapped; the heading above.
+export default figure(draw, { layouts: [
+  { width: 680, height: 312, noteChars: 200 },
+  { width: 680, height: 345, noteChars: 52,
+    tiles: [[0, 30, 340, 214], [340, 30, 340, 214], [20, 262, 192, 18], [212, 262, 200, 18], [426, 262, 270, 18], [12, 290, 340, 50]] },
+] });

@@ -14,11 +14,11 @@ function draw(fig) {
   const maxChange = d.max_change[pos][order], theGap = d.the_gap[pos][order];
   const [vmin, vmax] = d.vrange[pos];
   const mode = positions ? "embeddings + sinusoidal positions" : "embeddings only (no positions)";
-  text(fig.svg, fig.width / 2, 18, `“${words.join(" ")}”: ${mode}`, { class: "plot-title", "text-anchor": "middle" });
+  fig.heading(`“${words.join(" ")}”: ${mode}`);
 
   // Left: the outputs, one row per position (position 0 at the top, as the sentence is read).
   const row = (p) => n - 1 - p;
-  const h = cmapGrid(fig.svg, { x: 112, y: 48, w: 256, h: 240 }, out, {
+  const h = cmapGrid(fig.svg, fig.layout.grid, out, {
     cmap: "cividis", lo: vmin, hi: vmax,
     rows: words.map((w, p) => `${p}: ${w}`), cols: [...Array(dim).keys()],
     xlabel: "output feature", ylabel: "position: word", ylabelOffset: 72,
@@ -58,4 +58,10 @@ function draw(fig) {
   else fig.note("With positions added, the same word gets a different output in another place, and the two “the” differ.");
 }
 
-export default figure(draw, { width: 680, height: 350 });
+// Wide: outputs and changes side by side. Narrow: a narrower heatmap, the panels stacked
+// (tiles), the heading above.
+export default figure(draw, { layouts: [
+  { width: 680, height: 350, grid: { x: 112, y: 48, w: 256, h: 240 } },
+  { width: 680, height: 350, grid: { x: 108, y: 48, w: 190, h: 240 },
+    tiles: [[0, 26, 368, 299], [440, 26, 240, 299], [100, 322, 220, 24]] },
+] });
