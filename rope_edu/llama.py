@@ -117,6 +117,11 @@ class AttentionWeights:
         Frequencies to use instead of ``frequencies(head_dim, base)`` (scaled RoPE variants).
     layer_idx : int, default 0
         Index of this layer in its stack; a :class:`KVCache` belongs to one layer.
+    attention_scaling : float, default 1.0
+        Multiplies the rotated queries and keys (so the attention logits by its square), as
+        Hugging Face multiplies cos and sin by a scaled RoPE's ``attention_factor`` (YaRN's
+        :func:`rope_edu.scaling.yarn_attention_factor`); the second value
+        :func:`rope_edu.scaling.scaled_frequencies` returns.
     """
 
     q_proj: np.ndarray
@@ -130,6 +135,7 @@ class AttentionWeights:
     layout: str = "half"
     inv_freq: np.ndarray | None = None
     layer_idx: int = 0
+    attention_scaling: float = 1.0
 
     def __post_init__(self) -> None:
         n_heads = check_int(self.n_heads, "n_heads", minimum=1)
@@ -160,6 +166,12 @@ class AttentionWeights:
             freqs.flags.writeable = False
             set_(self, "inv_freq", freqs)
         set_(self, "layer_idx", check_int(self.layer_idx, "layer_idx", minimum=0))
+        scaling = self.attention_scaling
+        if isinstance(scaling, (bool, np.bool_)) or not isinstance(scaling, numbers.Real):
+            raise TypeError(f"attention_scaling must be a positive real number, got {scaling!r}")
+        if not (np.isfinite(scaling) and scaling > 0):
+            raise ValueError(f"attention_scaling must be a positive real number, got {scaling!r}")
+        set_(self, "attention_scaling", float(scaling))
 
     @property
     def hidden(self) -> int:
@@ -448,9 +460,10 @@ def project_qkv(x: Any, weights: AttentionWeights, positions: Any) -> tuple[np.n
     Returns
     -------
     q : numpy.ndarray, shape (B, n_heads, S, head_dim)
-        ``RoPE(x @ q_proj.T)``: every head rotated by the same angles.
+        ``RoPE(x @ q_proj.T)``: every head rotated by the same angles (times
+        ``attention_scaling`` when it is not 1).
     k : numpy.ndarray, shape (B, n_kv_heads, S, head_dim)
-        ``RoPE(x @ k_proj.T)``.
+        ``RoPE(x @ k_proj.T)`` (times ``attention_scaling``).
     v : numpy.ndarray, shape (B, n_kv_heads, S, head_dim)
         ``x @ v_proj.T``, untouched by RoPE.
     """
@@ -460,6 +473,8 @@ def project_qkv(x: Any, weights: AttentionWeights, positions: Any) -> tuple[np.n
     q = apply_rope(split_heads(x @ weights.q_proj.T, weights.n_heads), pos, **rope)
     k = apply_rope(split_heads(x @ weights.k_proj.T, weights.n_kv_heads), pos, **rope)
     v = split_heads(x @ weights.v_proj.T, weights.n_kv_heads)
+    if weights.attention_scaling != 1.0:
+        q, k = q * q.dtype.type(weights.attention_scaling), k * k.dtype.type(weights.attention_scaling)
     return q, k, v
 
 

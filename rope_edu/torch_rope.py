@@ -557,7 +557,8 @@ class TorchLlama:
             self.layers.append(dict(
                 q=t(a.q_proj), k=t(a.k_proj), v=t(a.v_proj), o=t(a.o_proj),
                 n_heads=a.n_heads, n_kv_heads=a.n_kv_heads, head_dim=a.head_dim, layout=a.layout,
-                inv_freq=torch.from_numpy(np.asarray(a.frequencies, dtype=np.float64)),
+                scaling=a.attention_scaling,
+                inv_freq=torch.from_numpy(np.array(a.frequencies, dtype=np.float64)),  # a writable copy
                 gate=t(layer.mlp.gate_proj), up=t(layer.mlp.up_proj), down=t(layer.mlp.down_proj),
                 norm1=t(layer.input_norm), norm2=t(layer.post_attention_norm),
             ))
@@ -565,7 +566,6 @@ class TorchLlama:
     def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * w
 
-    @torch.no_grad()
     def __call__(self, tokens: Any, positions: Any = None) -> torch.Tensor:
         """Logits of every token.
 
@@ -578,6 +578,15 @@ class TorchLlama:
         Returns
         -------
         torch.Tensor, shape (B, S, vocab), on ``device`` in ``dtype``
+        """
+        return self.hidden_states(tokens, positions) @ self.head.T
+
+    @torch.no_grad()
+    def hidden_states(self, tokens: Any, positions: Any = None) -> torch.Tensor:
+        """The final hidden states, after the last RMSNorm: ``logits = hidden_states @ head.T``.
+
+        Same arguments as calling the model; returns shape (B, S, hidden). For long sequences,
+        where the ``(S, vocab)`` logits would be large, take them a block of rows at a time.
         """
         ids = torch.as_tensor(np.asarray(tokens) if not isinstance(tokens, torch.Tensor) else tokens)
         if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
@@ -598,10 +607,12 @@ class TorchLlama:
             v = (x @ L["v"].T).view(b, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
             rope = dict(layout=L["layout"], inv_freq=L["inv_freq"])
             q, k = apply_rope(q, pos, **rope), apply_rope(k, pos, **rope)
+            if L["scaling"] != 1.0:  # a scaled RoPE's attention factor (YaRN): on cos and sin
+                q, k = q * L["scaling"], k * L["scaling"]
             rep = L["n_heads"] // L["n_kv_heads"]
             k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
             att = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
             h = h + att.transpose(1, 2).reshape(b, s, -1) @ L["o"].T
             x = self._rms(h, L["norm2"])
             h = h + (torch.nn.functional.silu(x @ L["gate"].T) * (x @ L["up"].T)) @ L["down"].T
-        return self._rms(h, self.norm) @ self.head.T
+        return self._rms(h, self.norm)

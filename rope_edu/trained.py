@@ -228,6 +228,7 @@ def llama_from_gguf(
     rows: str = "transformers",
     layout: str | None = None,
     inv_freq: Any = None,
+    attention_scaling: float = 1.0,
     dtype: Any = np.float32,
 ) -> LlamaWeights:
     """Build :class:`~rope_edu.llama.LlamaWeights` from :func:`read_gguf`'s output.
@@ -246,6 +247,9 @@ def llama_from_gguf(
         layout bug: right weights, wrong pairs.
     inv_freq : array_like, shape (head_dim // 2,), optional
         Frequencies instead of ``frequencies(head_dim, config.base)`` (a scaled RoPE).
+    attention_scaling : float, default 1.0
+        Factor on the rotated queries and keys (a scaled RoPE's attention factor, e.g. YaRN's);
+        with ``inv_freq`` it is what :func:`rope_edu.scaling.scaled_frequencies` returns.
     dtype : numpy floating dtype, default float32
         Dtype of every weight (and so of the forward pass).
 
@@ -282,6 +286,7 @@ def llama_from_gguf(
             o_proj=get(b + "attn_output.weight"),
             n_heads=config.n_heads, n_kv_heads=config.n_kv_heads, head_dim=config.head_dim,
             base=config.base, layout=layout, inv_freq=inv_freq, layer_idx=i,
+            attention_scaling=attention_scaling,
         )
         mlp = MLPWeights(get(b + "ffn_gate.weight"), get(b + "ffn_up.weight"), get(b + "ffn_down.weight"))
         layers.append(DecoderLayerWeights(att, mlp, get(b + "attn_norm.weight"), get(b + "ffn_norm.weight")))

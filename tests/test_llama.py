@@ -527,6 +527,18 @@ def test_decoder_layer_and_swiglu_are_the_formulas():
     np.testing.assert_allclose(silu(np.array([-1e6, 0.0, 1e6])), [0.0, 0.0, 1e6])
 
 
+def test_attention_scaling_multiplies_rotated_queries_and_keys():
+    from dataclasses import replace
+
+    w = weights_for(SHAPES[0])
+    x = hidden_states(1, 5, w.hidden)
+    q, k, v = project_qkv(x, w, np.arange(5))
+    q2, k2, v2 = project_qkv(x, replace(w, attention_scaling=1.5), np.arange(5))
+    np.testing.assert_allclose(q2, 1.5 * q, atol=1e-12)
+    np.testing.assert_allclose(k2, 1.5 * k, atol=1e-12)
+    np.testing.assert_array_equal(v2, v)
+
+
 def test_token_log_likelihoods_and_with_attention():
     logits = np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1], [1 / 3, 1 / 3, 1 / 3]]))
     np.testing.assert_allclose(token_log_likelihoods(logits, np.array([0, 1, 2])), np.log([0.25, 0.1]))
@@ -629,6 +641,10 @@ BAD = {
     "stack: caches of different lengths": (
         lambda: llama_stack(X, init_stack_weights(np.random.default_rng(0), 2, 32, 4, 2, 8), caches=[CACHE, None]),
         ValueError, "caches"),
+    "attention_scaling zero": (lambda: AttentionWeights(W.q_proj, W.k_proj, W.v_proj, W.o_proj, 4, 2, 8, attention_scaling=0.0),
+                               ValueError, "attention_scaling"),
+    "attention_scaling string": (lambda: AttentionWeights(W.q_proj, W.k_proj, W.v_proj, W.o_proj, 4, 2, 8,
+                                                          attention_scaling="2"), TypeError, "attention_scaling"),
     "MLP: 1-d gate": (lambda: MLPWeights(np.zeros(3), np.zeros((3, 2)), np.zeros((2, 3))), ValueError, "gate_proj"),
     "MLP: down of wrong shape": (lambda: MLPWeights(np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 2))), ValueError, "down_proj"),
     "MLP: up of wrong shape": (lambda: MLPWeights(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros((2, 3))), ValueError, "up_proj"),

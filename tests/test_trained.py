@@ -26,6 +26,8 @@ from rope_edu.torch_rope import TorchLlama
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+import trained_cache as cache_script  # noqa: E402
+import trained_context as context_script  # noqa: E402
 import trained_layout as layout_script  # noqa: E402
 
 sys.path.pop(0)
@@ -38,6 +40,8 @@ N = 64
 #: (logits reach ~30; summation order alone moves them by ~1e-4).
 LOGIT_ATOL = 2e-3
 CACHE = ROOT / "rope_edu" / "data" / "trained_layout.json"
+CACHE_RUNS = ROOT / "rope_edu" / "data" / "trained_cache.json"
+CONTEXT_RUNS = ROOT / "rope_edu" / "data" / "trained_context.json"
 
 
 @pytest.fixture(scope="module")
@@ -182,6 +186,114 @@ def test_tokenizer_from_the_file(reference):
     text = trained.play_text("hamlet")[:2000]
     assert tok(text)["input_ids"] == reference[1](text)["input_ids"]
     assert tok.decode(tok("Who's there?")["input_ids"]) == "Who's there?"
+
+
+# --- KV caches and low-precision positions (scripts/trained_cache.py) ---------------------------
+
+
+@pytest.fixture(scope="module")
+def cache_runs():
+    return json.loads(CACHE_RUNS.read_text(encoding="utf-8"))
+
+
+def test_incremental_decoding_equals_the_full_pass(model, ids, cache_runs):
+    run = cache_script.incremental(model, ids[:24], 16)
+    assert run["same_argmax"] and run["max_abs_logit_difference"] < LOGIT_ATOL
+    cached = cache_runs["incremental"]
+    assert cached["same_argmax"] and cached["max_abs_logit_difference"] < LOGIT_ATOL
+    assert cached["n_tokens"] > cached["prefill"] > 0
+
+
+def _check_shift(run):
+    layers = run["layers"]
+    # layer 0: a key depends on its token and position only; re-rotation gives the fresh key
+    assert layers[0]["keys_relative_error"] < 1e-6 and layers[0]["values_relative_error"] < 1e-6
+    # later layers: the kept tokens attended to the dropped ones; re-rotation cannot undo that
+    assert min(r["keys_relative_error"] for r in layers[1:]) > 1e-2
+    assert min(r["values_relative_error"] for r in layers[1:]) > 1e-2
+    assert max(r["keep_keys_relative_error"] for r in layers) < 1e-5  # the first n_keep never saw them
+
+
+def test_context_shift_rerotation_is_exact_at_layer_0_only(model, ids, cache_runs):
+    run = cache_script.context_shift(model, ids, 56, cache_script.N_KEEP, cache_script.N_DISCARD, 8)
+    _check_shift(run)
+    cached = cache_runs["context_shift"]
+    assert (cached["n_keep"], cached["n_discard"]) == (cache_script.N_KEEP, cache_script.N_DISCARD)
+    assert len(cached["layers"]) == 30
+    _check_shift(cached)
+    ppl = {k: v["perplexity"] for k, v in cached["runs"].items()}
+    assert ppl["shifted cache, keys not re-rotated"] > ppl["shifted cache, keys re-rotated"]
+    for v in cached["runs"].values():
+        assert len(v["log_likelihoods"]) == cached["continuation"] - 1
+        assert v["perplexity"] == pytest.approx(float(np.exp(-np.mean(v["log_likelihoods"]))), rel=1e-12)
+
+
+def test_bfloat16_positions_against_a_rerun_of_the_cached_window(model, ids, cache_runs):
+    cached = cache_runs["positions"]
+    assert cache_runs["text"]["token_ids"][:N] == ids.tolist()
+    offset = 4096
+    rerun = cache_script.low_precision_positions(model, ids[:32], (offset,))["runs"]
+    for run in rerun:
+        (old,) = [r for r in cached["runs"] if (r["offset"], r["positions"]) == (offset, run["positions"])]
+        # causal: the first 31 log-likelihoods of the long window are those of a 32-token pass
+        np.testing.assert_allclose(old["log_likelihoods"][:31], run["log_likelihoods"], atol=1e-3)
+    exact = [r for r in cached["runs"] if r["positions"] == "float32"]
+    rounded = {r["offset"]: r for r in cached["runs"] if r["positions"] == "bfloat16"}
+    assert {r["offset"] for r in exact} == set(cache_script.OFFSETS) == set(rounded)
+    for r in exact:  # RoPE is relative: exact positions give the same model at every offset
+        assert r["perplexity"] == pytest.approx(exact[0]["perplexity"], rel=1e-3)
+        assert r["max_abs_logit_change"] < 1e-2
+    assert rounded[0]["perplexity"] == pytest.approx(exact[0]["perplexity"], rel=1e-3)  # exact below 256
+    for offset in cache_script.OFFSETS[1:]:
+        assert rounded[offset]["perplexity"] > 2 * exact[0]["perplexity"]
+        assert rounded[offset]["distinct_positions"] < cached["n_tokens"]
+
+
+# --- scaled RoPE past the trained length (scripts/trained_context.py) ---------------------------
+
+#: transformers' rope_parameters for the script's methods that transformers implements.
+HF_SCALED = {
+    "Position Interpolation": {"rope_type": "linear", "factor": 2.0},
+    "YaRN": {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 8192},
+}
+
+
+@pytest.mark.parametrize("name", list(HF_SCALED))
+def test_scaled_rope_matches_transformers(gguf_file, reference, ids, name):
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    hf = reference[0]
+    saved = (dict(hf.config.rope_parameters), hf.model.rotary_emb)
+    hf.config.rope_parameters = {"rope_theta": 100000.0, **HF_SCALED[name]}
+    try:
+        hf.model.rotary_emb = LlamaRotaryEmbedding(hf.config)
+        with torch.no_grad():
+            ref = hf(torch.tensor(ids[None])).logits.numpy()
+    finally:
+        hf.config.rope_parameters, hf.model.rotary_emb = saved
+    ours = context_script.torch_model(*gguf_file, name, 2.0)(ids).numpy()
+    assert np.max(np.abs(ours - ref)) < LOGIT_ATOL
+    plain = TorchLlama(trained.llama_from_gguf(*gguf_file))(ids).numpy()
+    assert np.max(np.abs(plain - ref)) > 0.1  # the scaling did change the model
+
+
+def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference):
+    cached = json.loads(CONTEXT_RUNS.read_text(encoding="utf-8"))
+    assert cached["command"].startswith("python scripts/trained_context.py")
+    assert cached["original_max_position_embeddings"] == 8192 and cached["factor"] == 2.0
+    n = cached["text"]["n_tokens"]
+    head = np.asarray(cached["text"]["token_ids_head"][:48])
+    assert head.tolist() == context_script.text_tokens(48).tolist()
+    for name, run in cached["runs"].items():
+        assert run["cpu_seconds"] > 0 and run["method"] == context_script.METHODS[name][0]
+        ll = context_script.log_likelihoods(context_script.torch_model(*gguf_file, name, cached["factor"]), head)
+        np.testing.assert_allclose(run["log_likelihoods_head"][:47], ll, atol=1e-3)
+        assert list(run["perplexity_by_range"]) == [f"{a}-{b}" for a, b in context_script.RANGES if a < n]
+        assert len(run["mean_log_likelihood_by_block"]) == -(-n // cached["block"])
+    ppl = {name: run["perplexity_by_range"]["0-2048"] for name, run in cached["runs"].items()}
+    # inside the trained length, interpolating every pair by 2 costs the most (no fine-tuning here)
+    assert ppl["Position Interpolation"] > 2 * ppl["plain RoPE"]
+    assert ppl["YaRN"] < 1.1 * ppl["plain RoPE"] and ppl["NTK-aware"] < 1.1 * ppl["plain RoPE"]
 
 
 # --- missing pieces and bad input ---------------------------------------------------------------
