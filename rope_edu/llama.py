@@ -21,6 +21,14 @@ new), ``H`` query heads, ``G`` key/value heads (``H % G == 0``; grouped-query at
 * positions ``(S,)`` (shared by the batch) or ``(B, S)`` (one row per sequence, e.g. with
   left padding).
 
+The whole decoder around it (enough to run a trained LLaMA-architecture model, e.g. SmolLM2 read
+by :mod:`rope_edu.trained`): :class:`MLPWeights` and :func:`swiglu_mlp` (``down(silu(gate x) *
+up x)``), :class:`DecoderLayerWeights` and :func:`decoder_layer` (pre-norm attention and MLP with
+RMSNorm gains), and :class:`LlamaWeights` and :func:`llama_forward` (token embeddings, the
+layers, a final RMSNorm and the output projection, tied to the embeddings when ``lm_head`` is
+``None``), the numpy twins of Hugging Face's ``LlamaMLP``, ``LlamaDecoderLayer`` and
+``LlamaForCausalLM``; :func:`token_log_likelihoods` turns logits into a perplexity.
+
 Everything is a plain function over numpy arrays; weights and caches are frozen dataclasses, so a
 decoding step returns a *new* cache instead of changing the old one.
 """

@@ -22,6 +22,10 @@ interleaved one: GGUF row ``2j + a`` is Hugging Face row ``a * d/2 + j``. Chapte
 transformers runs), ``rows="gguf"`` (as stored, ``layout="interleaved"``, what llama.cpp runs),
 and either with the *other* layout, which is the layout bug of chapter 6 on real weights.
 
+Measured with it (scripts under ``scripts/``, results cached as package data under
+``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
+context shift, bfloat16 positions) and ``trained_context.py`` (scaled RoPE by position).
+
 Tokenizer: :func:`load_tokenizer` returns transformers' tokenizer built from the same file (the
 vocabulary and merges are in the GGUF metadata). The package does not build its own: the forward
 pass takes token ids, the reference it is checked against tokenizes with transformers, and
