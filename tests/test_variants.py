@@ -265,3 +265,11 @@ def test_pope_bad_inputs():
         V.pope_logits(np.ones((2, 4)), np.ones((2, 4)), [0, 1, 2], [0, 1])
     with pytest.raises(ValueError, match="base"):
         V.pope_logits(np.ones((2, 4)), np.ones((2, 4)), [0, 1], [0, 1], base=1.0)
+
+
+def test_exported():
+    import rope_edu
+
+    assert rope_edu.variants is V and "variants" in rope_edu.__all__
+    for name in V.__all__:
+        assert getattr(rope_edu, name) is getattr(V, name) and name in rope_edu.__all__
