@@ -101,6 +101,18 @@ from .video import (
     video_positions,
     videorope_axes,
 )
+from . import variants
+from .variants import (
+    apply_fope,
+    fope_cos_sin,
+    fope_frequencies,
+    leaky_rerope_logits,
+    ntk_alpha_base,
+    pope_logits,
+    rerope_distances,
+    vo_rope_output,
+    xdrope_angles,
+)
 from . import tables, verdicts
 from .tables import table
 from .verdicts import verify
@@ -220,4 +232,14 @@ __all__ = [
     "riflex_frequencies",
     "video_positions",
     "videorope_axes",
+    "variants",
+    "apply_fope",
+    "fope_cos_sin",
+    "fope_frequencies",
+    "leaky_rerope_logits",
+    "ntk_alpha_base",
+    "pope_logits",
+    "rerope_distances",
+    "vo_rope_output",
+    "xdrope_angles",
 ]

@@ -1,0 +1,103 @@
+"""Chapter 14 ("Turn it on"): its engine rows against the engines' code that runs here.
+
+transformers 5.24 (pinned): the chapter's configurations, in both schemas, give the frequencies and
+attention factor that ``rope_edu.rope_spec`` and ``rope_edu.scaling`` give; the two pitfalls the
+chapter shows (a missing ``original_max_position_embeddings``, a lost ``rope_theta``) are what
+transformers does. gguf (pinned): the metadata keys the chapter names are llama.cpp's key names.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+
+import numpy as np
+import pytest
+from gguf.constants import Keys
+from transformers import Qwen2Config
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+from conftest import ROOT
+from rope_edu import rope_spec
+from rope_edu import scaling as S
+
+CHAPTER = ROOT / "notebooks" / "14_turn_it_on.ipynb"
+QWEN = dict(hidden_size=1024, num_attention_heads=8, num_key_value_heads=8, max_position_embeddings=131072)
+YARN = dict(factor=4.0, original_max_position_embeddings=32768)
+BASE = 1e6
+
+
+def _hf(**fields):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = Qwen2Config(**QWEN, **fields)
+    rope_type = config.rope_parameters["rope_type"]
+    inv_freq, factor = ROPE_INIT_FUNCTIONS[rope_type](config, None)
+    return config, inv_freq.double().numpy(), float(factor)
+
+
+def _ours(**fields):
+    spec = rope_spec(dict(QWEN, model_type="qwen2", **fields))
+    return spec, spec.inv_freq(), spec.attention_factor
+
+
+SCHEMAS = {
+    "transformers 5": dict(rope_parameters={"rope_type": "yarn", "rope_theta": BASE, **YARN}),
+    "transformers 4 (type)": dict(rope_theta=BASE, rope_scaling={"type": "yarn", **YARN}),
+    "transformers 4 (rope_type)": dict(rope_theta=BASE, rope_scaling={"rope_type": "yarn", **YARN}),
+}
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+def test_both_schemas_agree_with_transformers(schema):
+    _, inv, factor = _hf(**SCHEMAS[schema])
+    _, ours, our_factor = _ours(**SCHEMAS[schema])
+    np.testing.assert_allclose(ours, inv, rtol=1e-6)
+    assert our_factor == pytest.approx(factor, rel=1e-12)
+    want, want_factor = S.scaled_frequencies("yarn", 128, BASE, **YARN)
+    np.testing.assert_allclose(ours, want, rtol=1e-12)
+    assert want_factor == pytest.approx(0.1 * np.log(4.0) + 1, rel=1e-12)
+
+
+def test_missing_original_length_is_max_position_embeddings_in_transformers():
+    fields = dict(rope_parameters={"rope_type": "yarn", "rope_theta": BASE, "factor": 4.0})
+    config, inv, _ = _hf(**fields)
+    spec, ours, _ = _ours(**fields)
+    assert config.rope_parameters["original_max_position_embeddings"] == 131072
+    assert spec.scaling_params["original_max_position_embeddings"] == 131072
+    np.testing.assert_allclose(ours, inv, rtol=1e-6)
+
+
+def test_lost_rope_theta_is_10000_in_transformers():
+    fields = dict(rope_scaling={"type": "yarn", **YARN})
+    config, _, _ = _hf(**fields)
+    spec, _, _ = _ours(**fields)
+    assert config.rope_parameters["rope_theta"] == 10000.0 == spec.base
+
+
+def test_linear_rope_scale_is_transformers_linear():
+    # llama.cpp's --rope-scale 4 alone: freq_scale 1/4 on every pair, as transformers' "linear".
+    _, inv, factor = _hf(rope_parameters={"rope_type": "linear", "rope_theta": BASE, "factor": 4.0})
+    ours, our_factor = S.scaled_frequencies("linear", 128, BASE, factor=4.0)
+    np.testing.assert_allclose(ours, inv, rtol=1e-6)
+    assert our_factor == factor == 1.0
+
+
+def _gguf_keys() -> dict[str, str]:
+    for cell in json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and source.startswith("GGUF_KEYS = {"):
+            return ast.literal_eval(source.split("=", 1)[1].split("}\n", 1)[0] + "}")
+    raise AssertionError("chapter 14 has no GGUF_KEYS cell")
+
+
+def test_gguf_keys_are_llama_cpp_key_names():
+    rope = Keys.Rope
+    want = {
+        "--rope-freq-base N": rope.FREQ_BASE,
+        "--rope-scaling yarn": rope.SCALING_TYPE,
+        "--rope-scale N": rope.SCALING_FACTOR,
+        "--yarn-orig-ctx N": rope.SCALING_ORIG_CTX_LEN,
+    }
+    assert _gguf_keys() == want
