@@ -43,6 +43,8 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import i18n  # noqa: E402  (scripts/i18n.py: the Chinese edition)
 
 # The environment the chapters run in while the static site is built (figures become bundles).
 BOOK_ENV = {"ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"}
@@ -328,13 +330,17 @@ def build(root: Path, *, force: bool = False, jobs: int | None = None) -> int:
     sphinx_started = time.perf_counter()
     returncode = sphinx(root, the_plan.every_page)
     seconds = time.perf_counter() - sphinx_started
+    zh_started = time.perf_counter()
+    if returncode == 0:   # the Chinese edition, from the English build's outputs (scripts/i18n.py)
+        returncode = i18n.build(root, every_page=bool(the_plan.every_page))
+    zh_seconds = time.perf_counter() - zh_started
     state_file.write_text(json.dumps({
         "ok": returncode == 0, "package_key": the_plan.package_key, "site_key": site_key, "package": pkg,
     }))
     total = time.perf_counter() - started
     print(
         f"make book: {len(todo)} executed, {len(the_plan.chapters) - len(todo)} from cache "
-        f"({executed:.1f} s); Sphinx {seconds:.1f} s; total {total:.1f} s"
+        f"({executed:.1f} s); Sphinx {seconds:.1f} s; Chinese edition {zh_seconds:.1f} s; total {total:.1f} s"
         + ("" if returncode == 0 else f"; Sphinx FAILED (exit {returncode})")
     )
     return returncode
