@@ -6,8 +6,10 @@ rules. So that the two cannot drift, the rules exist once, in :mod:`rope_edu.mod
 (:data:`~rope_edu.scaling.METHODS`); :func:`registry` turns them into plain JSON data, which the
 book build writes next to the interpreter (``_ext/model_check.py``). Only the interpreter is written
 twice. A callable in a row (a family's ``extra`` or ``read``, a scaling's parameter reader) is
-exported by its name, and the interpreter implements each name; ``tests/test_model_check.py`` feeds
-the same configurations to both and requires the same spec.
+exported by its name, and the interpreter implements each name; a family's layer rule is exported as
+it is written, a list ``[tag, *arguments]``, and the interpreter implements each tag of
+:data:`~rope_edu.models.layers.LAYER_RULES` (``_ext/model_check/layers.js``).
+``tests/test_model_check.py`` feeds the same configurations to both and requires the same spec.
 
 ::
 
@@ -30,7 +32,7 @@ from .scaling import METHODS
 __all__ = ["VERSION", "callable_names", "published_tables", "registry", "registry_json"]
 
 #: Bumped when the shape of :func:`registry`'s output changes (the interpreter checks it).
-VERSION = 1
+VERSION = 2
 
 
 def _plain(value: Any, where: str) -> Any:
@@ -78,7 +80,8 @@ def registry() -> dict[str, Any]:
         ``families`` (every :class:`~rope_edu.models.Family` row, all fields, callables as
         ``{"callable": name}``), ``model_types``, ``wrappers`` (multimodal model_type -> [sub-config
         key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
-        ``local_global``, ``hf_theta``, ``qk_norm``, ``scalings`` (rope_type -> [method, parameter
+        ``local_global``, ``hf_theta``, ``qk_norm``, ``layer_rules`` (tag -> summary of
+        :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``), ``scalings`` (rope_type -> [method, parameter
         reader name]), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional parameters),
         ``extra_scalings`` and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
         ``PUBLISHED_2025``: config, selection, trained and extended context, whether it is verified).
@@ -102,6 +105,7 @@ def registry() -> dict[str, Any]:
         "local_global": list(M._LOCAL_GLOBAL),
         "hf_theta": M._HF_THETA,
         "qk_norm": dict(M.QK_NORM),
+        "layer_rules": {tag: rule.summary for tag, rule in M.LAYER_RULES.items()},
         "scalings": {rope_type: [method, _name(reader, f"_SCALINGS[{rope_type!r}]")]
                      for rope_type, (method, reader) in M._SCALINGS.items()},
         "methods": methods,

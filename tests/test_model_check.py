@@ -227,6 +227,9 @@ def test_registry_is_json_and_names_only_implemented_callables():
     missing = sorted(set(callable_names(data)) - set(answer["callables"]))
     assert not missing, f"the registry names callables the JavaScript interpreter lacks: {missing}"
     assert set(data["families"]) == set(M.FAMILIES)
+    # every family's layer rule is a tag the interpreter implements (and the package's table lists)
+    used = {f["layers"][0] for f in data["families"].values() if f["layers"] is not None}
+    assert used <= set(data["layer_rules"]) == set(answer["layer_rules"])
 
 
 def test_registry_refuses_what_it_cannot_export(monkeypatch):
@@ -551,7 +554,7 @@ def test_the_build_writes_the_package_rules(built_book):
     folder = built_book / "_static" / "model_check"
     text = (folder / "registry.js").read_text(encoding="utf-8")
     assert text.split("export default ", 1)[1].rstrip().rstrip(";") == registry_json()
-    for name in ("python.js", "scaling.js", "rope_spec.js", "checks.js", "page.js", "page.css"):
+    for name in sorted(p.name for p in (ROOT / "_ext" / "model_check").iterdir()):
         assert (folder / name).read_bytes() == (ROOT / "_ext" / "model_check" / name).read_bytes(), name
     html = (built_book / PAGE).read_text(encoding="utf-8")
     assert 'src="../_static/model_check/page.js"' in html and 'id="mc-config"' in html

@@ -1099,3 +1099,50 @@ def test_families_are_data():
     for f in M.FAMILIES.values():
         assert f.layout in rope_edu.LAYOUTS and f.rotary in ("head", "fraction", "rotary_dim", "mla"), f.key
     assert not set(M.UNSUPPORTED) & set(M.MODEL_TYPES)
+
+
+def test_layer_rules_are_one_tagged_value_per_family():
+    """Which layers rotate: one ``layers`` value per family, a tag of LAYER_RULES and its arguments, refused
+    when the tag is unknown (the reader names the tags it knows)."""
+    from rope_edu.models.layers import LAYER_RULES, _rule
+
+    used = {}
+    for f in M.FAMILIES.values():
+        if f.layers is not None:
+            rule, args = _rule(f.layers)
+            used.setdefault(f.layers[0], []).append(f.key)
+            if f.layers[0] == "no_window":
+                assert args[0] in ("none", "all") and f.rope_types, f.key
+                if len(args) > 1:
+                    _rule(args[1])
+    assert set(used) == set(LAYER_RULES)  # every rule is used, none is dead
+    assert used["no_window"] == ["cohere2", "cohere2_moe", "exaone4", "exaone_moe", "flint", "kolibri1"]
+    bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
+    with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
+        M._read_family(bad, M._Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+                       None, None)
+
+
+def test_published_tables_are_json_rows_with_named_fields(tmp_path, monkeypatch):
+    """The released models live in rope_edu/data/*.json, one object with named fields per row; the Phi-3
+    row's LongRoPE factors are the documented stand-ins; an unknown field is refused with its row's name."""
+    import json
+    from importlib import resources
+
+    from rope_edu.models import published
+
+    for name, table in (("published", M.PUBLISHED), ("published_2025", M.PUBLISHED_2025)):
+        rows = json.loads(resources.files("rope_edu").joinpath("data", f"{name}.json").read_text(encoding="utf-8"))
+        assert [r["name"] for r in rows["models"]] == list(table)
+    scaling = M.PUBLISHED["Phi-3 mini 128K"].config["rope_scaling"]
+    stand_in = published._stand_in_longrope(48)
+    assert scaling["short_factor"] == stand_in["short_factor"] and scaling["long_factor"] == stand_in["long_factor"]
+    with pytest.raises(TypeError):
+        M.PUBLISHED["Llama 2 7B"].config["rope_theta"] = 1.0  # read-only rows
+    fake = tmp_path / "rope_edu" / "data"
+    fake.mkdir(parents=True)
+    (fake / "bad.json").write_text(json.dumps({"models": [{"name": "X", "config": {}, "checkpoint": "half",
+                                                           "trained": 1, "extended": None, "base": 1}]}))
+    monkeypatch.setattr(published.resources, "files", lambda package: tmp_path / "rope_edu")
+    with pytest.raises(ValueError, match=r"bad.json, row 'X': unknown fields \['base'\]"):
+        published._load("bad")
