@@ -108,6 +108,7 @@ def registry() -> dict[str, Any]:
         "layer_rules": {tag: rule.summary for tag, rule in M.LAYER_RULES.items()},
         "scalings": {rope_type: [method, _name(reader, f"_SCALINGS[{rope_type!r}]")]
                      for rope_type, (method, reader) in M._SCALINGS.items()},
+        "retyped_only": sorted(M._RETYPED_ONLY),
         "methods": methods,
         "extra_scalings": dict(M.EXTRA_SCALINGS),
         "published": published,

@@ -209,6 +209,12 @@ def sweep_configs() -> tuple[list, list[dict]]:
             continue
         data = M._as_dict(config)
         cases += _cases_of(configs, data, f"sweep {cand.name}")
+        for variant in S.SCALING_VARIANTS.get(cand.name, []):
+            try:
+                varied = M._as_dict(S.tiny_config(cls, {**S.SWEEP_CONFIG.get(cand.name, {}), **variant}))
+            except S.CannotCompare:
+                continue
+            cases += _cases_of(configs, varied, f"sweep {cand.name} with {variant}")
         # as a config.json may leave fields out: the RoPE fields, head_dim, the list of layer types
         bare = {k: v for k, v in data.items() if k not in S.ROPE_FIELDS}
         cases += _cases_of(configs, bare, f"sweep {cand.name} without RoPE fields")

@@ -179,14 +179,15 @@ def _forward(model, ids, positions) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     return {int(i): (q.double().numpy(), k.double().numpy(), scale) for i, (_, q, k, scale) in zip(idx, calls)}
 
 
-def run_family(cand: Candidate):
-    """(config, {layer: (q at POSITIONS, q at 0, k at POSITIONS, k at 0)}) from the family's own code."""
+def run_family(cand: Candidate, variant: dict[str, Any] | None = None):
+    """(config, {layer: (q at POSITIONS, q at 0, k at POSITIONS, k at 0)}) from the family's own code;
+    ``variant``: config fields over the tiny config's (:data:`SCALING_VARIANTS`)."""
     try:
         mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
     except Exception as exc:  # noqa: BLE001
         raise CannotCompare(f"import failed: {type(exc).__name__}: {exc}") from None
     model_cls = getattr(mod, cand.model_cls)
-    config = tiny_config(model_cls.config_class, SWEEP_CONFIG.get(cand.name))
+    config = tiny_config(model_cls.config_class, {**SWEEP_CONFIG.get(cand.name, {}), **(variant or {})})
     try:
         with torch.device("meta"):
             size = sum(p.numel() for p in model_cls(config).parameters())
@@ -271,6 +272,16 @@ SWEEP_CONFIG.update({
                                      "llama_4_scaling_beta": 0.1, "mscale": 1.0, "mscale_all_dim": 1.0}},
 })
 
+#: Scaling fields a family's code reads that its tiny config (the class defaults) leaves out: each variant is
+#: swept layer by layer too, and fed to the page's interpreter (tests/test_model_check.py).
+SCALING_VARIANTS: dict[str, list[dict[str, Any]]] = {
+    # Hunyuan: "dynamic" with alpha is NTK-alpha, a fixed base rope_theta * alpha**(d / (d - 2))
+    "hunyuan_v1_dense": [{"rope_parameters": {"rope_type": "dynamic", "alpha": 1000.0, "factor": 1.0,
+                                              "rope_theta": 10000.0}}],
+    "hunyuan_v1_moe": [{"rope_parameters": {"rope_type": "dynamic", "alpha": 50.0, "factor": 2.0,
+                                            "rope_theta": 50000.0}}],
+}
+
 # Families the sweep's method cannot check, and why (tests/test_models.py checks them directly).
 SWEEP_SKIP: dict[str, str] = {
     "csm": "its depth decoder ignores the position_ids it is given and numbers the codebooks itself",
@@ -332,12 +343,12 @@ class Outcome:
     seconds: float = 0.0
 
 
-def sweep_one(cand: Candidate) -> Outcome:
+def sweep_one(cand: Candidate, variant: dict[str, Any] | None = None) -> Outcome:
     t0 = time.perf_counter()
     if cand.name in SWEEP_SKIP:
         return Outcome("cannot", SWEEP_SKIP[cand.name])
     try:
-        config, layers, layers_3d, factors = run_family(cand)
+        config, layers, layers_3d, factors = run_family(cand, variant)
     except CannotCompare as exc:
         return Outcome("cannot", str(exc), seconds=time.perf_counter() - t0)
     n = getattr(config, "num_hidden_layers", None) or len(layers)
@@ -455,6 +466,15 @@ def test_sweep():
     swept = {M.MODEL_TYPES.get(_model_type(c)) for c in CANDIDATES if RESULTS[c.name].kind == "agree"}
     unchecked = set(M.FAMILIES) - swept - set(CHECKED_ELSEWHERE)
     assert not unchecked, f"families rope_spec reads that no test compares with their code: {sorted(unchecked)}"
+
+
+@pytest.mark.parametrize("name, index", [(n, i) for n, vs in sorted(SCALING_VARIANTS.items()) for i in range(len(vs))])
+def test_scaling_variants(name, index):
+    """A family with a scaling field its tiny config does not set: rope_spec agrees with its code, layer by
+    layer, with the field set."""
+    cand = next(c for c in CANDIDATES if c.name == name)
+    out = sweep_one(cand, SCALING_VARIANTS[name][index])
+    assert out.kind == "agree" and out.layers, f"{name} with {SCALING_VARIANTS[name][index]}: {out.kind}: {out.detail}"
 
 
 #: Families checked against their code in tests/test_models.py instead of here, and why.

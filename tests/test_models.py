@@ -1146,3 +1146,41 @@ def test_published_tables_are_json_rows_with_named_fields(tmp_path, monkeypatch)
     monkeypatch.setattr(published.resources, "files", lambda package: tmp_path / "rope_edu")
     with pytest.raises(ValueError, match=r"bad.json, row 'X': unknown fields \['base'\]"):
         published._load("bad")
+
+
+@pytest.mark.parametrize("module, config_cls, rotary", [
+    ("hunyuan_v1_dense", "HunYuanDenseV1Config", "HunYuanDenseV1RotaryEmbedding"),
+    ("hunyuan_v1_moe", "HunYuanMoEV1Config", "HunYuanMoEV1RotaryEmbedding"),
+])
+def test_hunyuan_ntk_alpha(module, config_cls, rotary):
+    """Hunyuan's rotary embedding reads rope_type "dynamic" with alpha as a fixed, stretched base
+    rope_theta * alpha**(d / (d - 2)) (its released config.json is written this way); without alpha it is
+    dynamic NTK. The v4 and v5 schemas read alike; without head_dim transformers fails, and rope_spec refuses."""
+    hf = hf_half(module, rotary)
+    for block in ({"type": "dynamic", "alpha": 1000.0, "factor": 1.0},
+                  {"rope_type": "dynamic", "alpha": 50.0, "factor": 2.0, "rope_theta": 50_000.0}):
+        key = "rope_scaling" if "type" in block else "rope_parameters"
+        config = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
+                      **{key: dict(block)})
+        spec = rope_spec(config)
+        assert (spec.scaling, dict(spec.scaling_params)) == ("ntk_alpha", {"alpha": block["alpha"]})
+        assert not spec.depends_on_length and rope_spec(config.to_dict()) == spec
+        base = block.get("rope_theta", 10_000.0) * block["alpha"] ** (64 / 62)
+        np.testing.assert_allclose(spec.inv_freq(), S.scaled_frequencies("default", 64, base)[0], rtol=1e-12)
+        for seq_len in (16, 100):  # past max_position_embeddings the base stays (no dynamic update)
+            assert_same_rotation(spec, hf, config, seq_len)
+    plain = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
+                 rope_scaling={"type": "dynamic", "factor": 2.0})
+    assert rope_spec(plain).scaling == "dynamic"
+    assert_same_rotation(rope_spec(plain), hf, plain, 100)
+    no_head = {"model_type": module, "hidden_size": 128, "num_attention_heads": 2,
+               "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}}
+    with pytest.raises(TypeError):
+        getattr(modeling(module), rotary)(tiny(config_cls, **{k: v for k, v in no_head.items() if k != "model_type"}))
+    with pytest.raises(ValueError, match="missing the field 'head_dim'.*NTK-alpha"):
+        rope_spec(no_head)
+    # a config that states the type itself is refused, as transformers' validation refuses it
+    with pytest.raises(ValueError, match="unknown rope_scaling.rope_type 'ntk_alpha' for model_type 'llama'"):
+        rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
+                   "rope_scaling": {"rope_type": "ntk_alpha", "alpha": 2.0}})
+

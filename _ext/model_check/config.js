@@ -187,12 +187,22 @@ function _longrope_params(cfg, block, where, { topLevelFirst = false } = {}) {
   return params;
 }
 
+function _ntk_alpha_params(cfg, block, where) {
+  // Hunyuan: "dynamic" with alpha (see rope_edu/models/config.py)
+  const factor = param(block, "factor", where);
+  cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; " +
+    "without it transformers fails)");
+  cfg.defaults.push(`${where}.factor = ${repr(factor)} is not used: with alpha = ${repr(block.alpha)} the code stretches ` +
+    "the base (NTK-alpha) instead of dynamic NTK");
+  return { alpha: param(block, "alpha", where) };
+}
+
 function _proportional_params(cfg, block) {
   return given(own(block, "factor")) ? { factor: block.factor } : {};
 }
 
 export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = reg.hf_theta, thetaSource = "transformers' default_theta",
-  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false } = {}) {
+  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false, retype = null } = {}) {
   if (block === null) [block, where] = ropeBlock(cfg);
   const b = theta(cfg, block, where, thetaKeys, defaultTheta, thetaSource);
   let ropeType;
@@ -203,7 +213,12 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
     ropeType = block.rope_type;
   }
   if (typeof ropeType === "string" && rename && Object.prototype.hasOwnProperty.call(rename, ropeType)) ropeType = rename[ropeType];
-  const valid = allowed ? [...allowed] : Object.keys(reg.scalings);
+  const reached = new Set();
+  for (const [stated, [name, other]] of Object.entries(retype || {})) {
+    reached.add(other);
+    if (ropeType === stated && truthy(own(block, name))) ropeType = other;  // the code tests rope_parameters.get(name)
+  }
+  const valid = allowed ? [...allowed] : Object.keys(reg.scalings).filter((t) => !reg.retyped_only.includes(t) || reached.has(t));
   if (typeof ropeType !== "string" || !valid.includes(ropeType)) {
     throw valueError(`unknown ${where}.rope_type ${repr(ropeType)} for model_type ${repr(cfg.modelType)}; ` +
       `expected one of ${valid.map(repr).join(", ")}`);
@@ -257,4 +272,5 @@ export function noPartial(cfg, rope) {
 /** The scaling types' parameter readers, by their Python names (rope_edu.models.config._SCALINGS). */
 export const PARAMS = {
   _default_params, _linear_params, _dynamic_params, _yarn_params, _llama3_params, _longrope_params, _proportional_params,
+  _ntk_alpha_params,
 };

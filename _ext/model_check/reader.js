@@ -57,7 +57,8 @@ function droppedTheta(family, cfg, block, where, key) {
 }
 
 function ropeFor(reg, family, cfg, key, nested) {
-  const common = { rename: family.rename, allowed: family.scalings, topLevelOriginal: family.top_level_original };
+  const common = { rename: family.rename, allowed: family.scalings, topLevelOriginal: family.top_level_original,
+    retype: family.retype };
   const source = `${family.label} config default_theta`;
   const keptKeys = () => family.theta_keys.filter((k) => !family.ignored_theta.includes(k));
   if (nested.length) {

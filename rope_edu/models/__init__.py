@@ -62,8 +62,8 @@ from __future__ import annotations
 # The public names, and the private ones the page's registry export (rope_edu.spec_export) and the tests
 # read: every function a registry row names must be an attribute of this package under its own name.
 from .config import (  # noqa: F401
-    _HF_THETA, _SCALINGS, _Config, _default_params, _dynamic_params, _linear_params, _llama3_params, _longrope_params,
-    _proportional_params, _Rope, _yarn_params,
+    _HF_THETA, _RETYPED_ONLY, _SCALINGS, _Config, _default_params, _dynamic_params, _linear_params, _llama3_params,
+    _longrope_params, _ntk_alpha_params, _proportional_params, _Rope, _yarn_params,
 )
 from .family import QK_NORM, Family
 from .layers import _LOCAL_GLOBAL  # noqa: F401

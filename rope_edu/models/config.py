@@ -262,6 +262,18 @@ def _proportional_params(cfg: _Config, block: dict, where: str, **_: Any) -> dic
     return {"factor": block["factor"]}
 
 
+def _ntk_alpha_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+    # Hunyuan: a "dynamic" block with a truthy alpha stretches the base to rope_theta * alpha**(d / (d - 2)),
+    # d = config.head_dim, the same at every length. transformers' validation of "dynamic" still requires
+    # factor, which this type never uses; without head_dim the code fails.
+    factor = _param(block, "factor", where)
+    cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; "
+                            "without it transformers fails)")
+    cfg.defaults.append(f"{where}.factor = {factor!r} is not used: with alpha = {block['alpha']!r} the code stretches "
+                        "the base (NTK-alpha) instead of dynamic NTK")
+    return {"alpha": _param(block, "alpha", where)}
+
+
 #: transformers' ``rope_type`` -> (key of rope_edu.scaling.METHODS or :data:`EXTRA_SCALINGS`, parameter reader).
 _SCALINGS: dict[str, tuple[str, Callable[..., dict[str, Any]]]] = {
     "default": ("default", _default_params),
@@ -271,13 +283,19 @@ _SCALINGS: dict[str, tuple[str, Callable[..., dict[str, Any]]]] = {
     "llama3": ("llama3", _llama3_params),
     "longrope": ("longrope", _longrope_params),
     "proportional": ("proportional", _proportional_params),
+    "ntk_alpha": ("ntk_alpha", _ntk_alpha_params),
 }
+
+#: Types of :data:`_SCALINGS` a config reaches only through a family's ``retype`` (Hunyuan's "dynamic" with
+#: alpha): a config that states them is refused, as transformers' validation refuses it.
+_RETYPED_ONLY = frozenset({"ntk_alpha"})
 
 
 def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), default_theta: float | None = _HF_THETA,
                theta_source: str = "transformers' default_theta", block: dict | None = None, where: str | None = None,
                rename: Mapping[str, str] | None = None, allowed: Sequence[str] | None = None,
-               top_level_original: bool = False, nested: bool = False) -> _Rope:
+               top_level_original: bool = False, nested: bool = False,
+               retype: Mapping[str, tuple[str, str]] | None = None) -> _Rope:
     if block is None:
         block, where = _rope_block(cfg)
     assert where is not None
@@ -290,7 +308,12 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
         rope_type = block["rope_type"]
     if isinstance(rope_type, str) and rename and rope_type in rename:
         rope_type = rename[rope_type]
-    valid = list(allowed) if allowed is not None else list(_SCALINGS)
+    reached = set()
+    for stated, (name, new) in (retype or {}).items():
+        reached.add(new)
+        if rope_type == stated and block.get(name):  # the code tests `rope_parameters.get(name)`
+            rope_type = new
+    valid = list(allowed) if allowed is not None else [t for t in _SCALINGS if t not in _RETYPED_ONLY or t in reached]
     if not isinstance(rope_type, str) or rope_type not in valid:
         raise ValueError(
             f"unknown {where}.rope_type {rope_type!r} for model_type {cfg.model_type!r}; "

@@ -116,6 +116,9 @@ class Family:
         The ``rope_type`` values the family accepts (None: every one :func:`rope_spec` knows).
     rename : mapping
         ``rope_type`` aliases the config class rewrites (Phi-3: ``"su"`` -> ``"longrope"``).
+    retype : mapping or None
+        ``rope_type`` -> ``(field, other type)``: the family's code reads a block of that type that states
+        ``field`` (truthy) as the other type (Hunyuan: ``"dynamic"`` with ``alpha`` is ``"ntk_alpha"``).
     default_block : mapping or None
         RoPE parameters the config class fills in when a config gives none (GPT-OSS's YaRN).
     top_level_original : bool
@@ -157,6 +160,7 @@ class Family:
     mrope: tuple[str, tuple[int, int, int]] | None = None
     scalings: tuple[str, ...] | None = None
     rename: Mapping[str, str] = field(default_factory=dict, repr=False)
+    retype: Mapping[str, tuple[str, str]] | None = field(default=None, repr=False)
     default_block: Mapping[str, Any] | None = field(default=None, repr=False)
     top_level_original: bool = False
     extra: Callable[[_Config, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)

@@ -72,7 +72,8 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
 
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
-    common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original)
+    common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
+                  retype=family.retype)
     source = f"{family.label} config default_theta"
     if nested:
         where = f"rope_parameters[{key!r}]"

@@ -41,6 +41,8 @@ _GLOBAL_HEAD = MappingProxyType({"full_attention": ("global_head_dim", 512)})
 # Qwen3-Next / Qwen3.5 without layer_types: every full_attention_interval-th layer attends, the others are linear
 _QWEN_HYBRID = ("pattern", "full_attention_interval", 4, "linear_attention")
 _GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention": 1_000_000.0, "*": 1_000_000.0})
+# Hunyuan's rotary embedding reads a "dynamic" block with alpha as NTK-alpha (a fixed, stretched base)
+_NTK_ALPHA = MappingProxyType({"dynamic": ("alpha", "ntk_alpha")})
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})
 
@@ -180,8 +182,8 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("helium", "Helium", ("helium",), "transformers.models.helium", default_theta=100000.0, layout="interleaved",
        head_default=128),
     _F("hrm_text", "HRM-Text", ("hrm_text",), "transformers.models.hrm_text", head_default=128),
-    _F("hunyuan_v1_dense", "Hunyuan dense", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense"),
-    _F("hunyuan_v1_moe", "Hunyuan MoE", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe"),
+    _F("hunyuan_v1_dense", "Hunyuan dense", ("hunyuan_v1_dense",), "transformers.models.hunyuan_v1_dense", retype=_NTK_ALPHA),
+    _F("hunyuan_v1_moe", "Hunyuan MoE", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe", retype=_NTK_ALPHA),
     _F("hy_v3", "HY-V3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0, qk_norm="before_rope",
        head_default=128),
     _F("hy_v4", "HY-V4 (MLA)", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),

@@ -9,6 +9,7 @@ rotates queries and keys as the family's code does, and describes itself.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -39,6 +40,18 @@ def _proportional(dim: int, base: float, pairs: int | None, factor: float = 1.0)
     return inv / factor, 1.0
 
 
+def _ntk_alpha(dim: int, base: float, alpha: Any) -> tuple[np.ndarray, float]:
+    """Hunyuan's NTK-alpha: plain RoPE at base ``base * alpha**(dim / (dim - 2))``, at every length."""
+    from ..scaling import frequencies
+
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not math.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha must be a finite real number > 0 (NTK-alpha stretches the base by "
+                         f"alpha**(d / (d - 2))), got {alpha!r}")
+    if dim <= 2:
+        raise ValueError(f"NTK-alpha divides by d - 2: it needs more than 2 rotated dims, got {dim}")
+    return frequencies(dim, base * float(alpha) ** (dim / (dim - 2))), 1.0
+
+
 def _yarn_equal_betas(dim: int, base: float, params: Mapping[str, Any]) -> tuple[np.ndarray, float]:
     """YaRN with ``beta_fast == beta_slow`` (Kimi K2's released config: both 1), which transformers
     accepts: the ramp has zero width, widened by 0.001 as in its code, so pairs below the boundary
@@ -67,6 +80,8 @@ def _frequencies(method: str, dim: int, base: float, params: Mapping[str, Any],
     """:func:`rope_edu.scaling.scaled_frequencies`, plus the methods and cases it does not cover."""
     if method == "proportional":
         return _proportional(dim, base, rotating_pairs, **params)
+    if method == "ntk_alpha":
+        return _ntk_alpha(dim, base, **params)
     if method == "yarn" and params.get("beta_fast") is not None and params.get("beta_fast") == params.get("beta_slow"):
         return _yarn_equal_betas(dim, base, params)
     return scaled_frequencies(method, dim, base, **params)
@@ -76,6 +91,8 @@ def _frequencies(method: str, dim: int, base: float, params: Mapping[str, Any],
 EXTRA_SCALINGS: dict[str, str] = {
     "proportional": "Gemma 4's global layers: the first partial_rotary_factor of the pairs turn at frequencies "
                     "over the whole head, the rest not at all; every frequency divided by factor (default 1)",
+    "ntk_alpha": "Hunyuan's rope_type 'dynamic' with alpha: plain RoPE at base rope_theta * alpha**(d / (d - 2)), "
+                 "d = head_dim, the same at every length",
 }
 
 
