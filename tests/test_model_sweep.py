@@ -280,6 +280,9 @@ SCALING_VARIANTS: dict[str, list[dict[str, Any]]] = {
                                               "rope_theta": 10000.0}}],
     "hunyuan_v1_moe": [{"rope_parameters": {"rope_type": "dynamic", "alpha": 50.0, "factor": 2.0,
                                             "rope_theta": 50000.0}}],
+    # Cohere 2 MoE: dense prefix layers rotate whatever their window (prefix_dense_sliding_window_pattern 1
+    # makes them full_attention layers); with another prefix pattern they follow the window rule
+    "cohere2_moe": [{"first_k_dense_replace": 2}, {"first_k_dense_replace": 3, "prefix_dense_sliding_window_pattern": 2}],
 }
 
 # Families the sweep's method cannot check, and why (tests/test_models.py checks them directly).

@@ -1111,12 +1111,12 @@ def test_layer_rules_are_one_tagged_value_per_family():
         if f.layers is not None:
             rule, args = _rule(f.layers)
             used.setdefault(f.layers[0], []).append(f.key)
-            if f.layers[0] == "no_window":
-                assert args[0] in ("none", "all") and f.rope_types, f.key
-                if len(args) > 1:
-                    _rule(args[1])
+            while args and isinstance(args[-1], tuple):  # a wrapping rule: its inner rule is a tagged value too
+                used.setdefault(args[-1][0], []).append(f.key)
+                rule, args = _rule(args[-1])
     assert set(used) == set(LAYER_RULES)  # every rule is used, none is dead
     assert used["no_window"] == ["cohere2", "cohere2_moe", "exaone4", "exaone_moe", "flint", "kolibri1"]
+    assert used["forced"] == ["cohere2_moe"]
     bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
     with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
         M._read_family(bad, M._Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
@@ -1184,3 +1184,21 @@ def test_hunyuan_ntk_alpha(module, config_cls, rotary):
         rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
                    "rope_scaling": {"rope_type": "ntk_alpha", "alpha": 2.0}})
 
+
+def test_cohere2_moe_dense_prefix_forces_rope():
+    """Cohere 2 MoE rotates sliding-window layers only, except its dense prefix layers when
+    prefix_dense_sliding_window_pattern is 1 (the attention's force_rope); the config class builds
+    layer_types and mlp_layer_types from first_k_dense_replace, so a dict with that field alone is refused."""
+    mod = modeling("cohere2_moe")
+    for k, prefix in ((2, 1), (3, 2)):
+        config = tiny("Cohere2MoeConfig", hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                      num_hidden_layers=8, first_k_dense_replace=k, prefix_dense_sliding_window_pattern=prefix)
+        for i in range(8):
+            attn = mod.Cohere2MoeAttention(config, i)
+            code = attn.sliding_window is not None or attn.force_rope
+            assert rope_spec(config, layer=i).uses_rope == rope_spec(config.to_dict(), layer=i).uses_rope == code, (k, i)
+        assert rope_spec(config, layer=1).uses_rope == (prefix == 1)  # a full_attention prefix layer
+    raw = {"model_type": "cohere2_moe", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 8,
+           "sliding_window": 4096, "first_k_dense_replace": 2}
+    with pytest.raises(ValueError, match="states first_k_dense_replace but not mlp_layer_types"):
+        rope_spec(raw, layer=0)

@@ -106,6 +106,19 @@ function windowReason(family, cfg, state, index, layerType, mode) {
     ? `${family.label} rotates only layers with a sliding window, and sliding_window is None` : null;
 }
 
+function forcedReason(family, cfg, state, index, layerType, name, value, builtFrom, gate, dflt, inner) {
+  const listed = cfg.get(name);
+  if (!given(listed) && cfg.has(builtFrom)) {
+    throw valueError(`the ${repr(cfg.modelType)} config states ${builtFrom} but not ${name} (nor, perhaps, layer_types): ` +
+      `${family.label}'s config class builds both from it; pass the config object or its to_dict()`);
+  }
+  if (given(index) && given(listed)) {
+    if (!Array.isArray(listed) || index >= listed.length) throw valueError(`${name} must list one entry per layer, got ${repr(listed)}`);
+    if (equal(listed[index], value) && equal(cfg.default(gate, dflt, source(family)), 1)) return "";  // forced: it rotates
+  }
+  return noRopeReason(family, cfg, state, index, layerType, inner);
+}
+
 /** The layer rules by tag (rope_edu.models.layers.LAYER_RULES). */
 export const LAYER_RULES = {
   pattern: { types: patternTypes, localGlobal: true },
@@ -117,6 +130,7 @@ export const LAYER_RULES = {
   nope_indices: { reason: indicesReason, perLayer: true },
   switch: { reason: switchReason },
   no_window: { reason: windowReason, typed: (cfg) => cfg.has("sliding_window") },
+  forced: { reason: forcedReason, typed: () => false },
 };
 
 function rule(layers) {
@@ -129,8 +143,9 @@ function rule(layers) {
 }
 
 function naming(family) {
-  const [r, args] = rule(family.layers);
-  return r === LAYER_RULES.no_window ? rule(args.length > 1 ? args[1] : null) : [r, args];
+  let [r, args] = rule(family.layers);
+  while (args.length && Array.isArray(args[args.length - 1])) [r, args] = rule(args[args.length - 1]);
+  return r === LAYER_RULES.no_window || r === LAYER_RULES.forced ? [null, []] : [r, args];
 }
 
 // --- what the reader asks ----------------------------------------------------------------------------
@@ -164,11 +179,11 @@ export function ruleState(family, cfg) {
   return r && r.state ? r.state(family, cfg, ...args) : null;
 }
 
-export function noRopeReason(family, cfg, state, index, layerType) {
-  const [r, args] = rule(family.layers);
+export function noRopeReason(family, cfg, state, index, layerType, layers = undefined) {
+  const [r, args] = rule(layers === undefined ? family.layers : layers);
   if (r && r.reason) {
     const why = r.reason(family, cfg, state, index, layerType, ...args);
-    if (why !== null) return why;
+    if (why !== null) return why || null;  // "": the rule makes this layer rotate
   }
   const typed = r && r.typed ? r.typed(cfg, ...args) : true;
   if (family.rope_types && typed && given(layerType) && !family.rope_types.includes(layerType)) {

@@ -27,7 +27,14 @@ which layers rotate in a new way gets a new entry here (and in ``layers.js``), n
                                           rotates (``"none"``, Cohere 2: only layers with a window do) or every
                                           layer does (``"all"``, EXAONE 4: the code tests the window); ``rule``,
                                           another tagged value, names the layers
+``("forced", list, value, built_from,     RoPE also in the layers whose entry of ``list`` is ``value``, when
+gate, default, rule)``                    ``gate`` (default ``default``) is 1, whatever ``rule`` says (Cohere 2
+                                          MoE's dense prefix layers); a config that states ``built_from`` but
+                                          not ``list`` is refused (the config class builds the list from it)
 ========================================  ===================================================================
+
+A rule's last argument may be another tagged value (``no_window``, ``forced``): the inner rule names the
+layers and decides the layers the outer one leaves to it.
 """
 
 from __future__ import annotations
@@ -184,6 +191,20 @@ def _window_typed(cfg: _Config, mode: str, inner: Sequence[Any] | None = None) -
     return cfg.has("sliding_window")
 
 
+def _forced_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+                   name: str, value: Any, built_from: str, gate: str, default: Any, inner: Sequence[Any]) -> str | None:
+    listed = cfg.data.get(name)
+    if listed is None and cfg.has(built_from):
+        raise ValueError(f"the {cfg.model_type!r} config states {built_from} but not {name} (nor, perhaps, layer_types): "
+                         f"{family.label}'s config class builds both from it; pass the config object or its to_dict()")
+    if index is not None and listed is not None:
+        if isinstance(listed, str) or not isinstance(listed, Sequence) or index >= len(listed):
+            raise ValueError(f"{name} must list one entry per layer, got {listed!r}")
+        if listed[index] == value and cfg.default(gate, default, f"{family.label} config default") == 1:
+            return ""  # forced: this layer rotates, whatever the inner rule says
+    return no_rope_reason(family, cfg, state, index, layer_type, layers=inner)
+
+
 @dataclass(frozen=True)
 class LayerRule:
     """What one tag of :data:`LAYER_RULES` does (each hook gets the tagged value's arguments last).
@@ -235,6 +256,8 @@ LAYER_RULES: dict[str, LayerRule] = {
     "switch": LayerRule("RoPE only when a field has a given value", reason=_switch_reason),
     "no_window": LayerRule("rope_types, and what a config without a sliding window does", reason=_window_reason,
                            typed=_window_typed),
+    "forced": LayerRule("RoPE also in the layers a per-layer list marks, whatever the inner rule says",
+                        reason=_forced_reason, typed=lambda cfg, *args: False),
 }
 
 
@@ -248,10 +271,13 @@ def _rule(layers: Sequence[Any] | None) -> tuple[LayerRule | None, tuple[Any, ..
 
 
 def _naming(family: Family) -> tuple[LayerRule | None, tuple[Any, ...]]:
-    """The rule that names a family's layers: a ``no_window`` rule's inner rule, or the rule itself."""
+    """The rule that names a family's layers: the innermost rule (a rule whose last argument is another
+    tagged value wraps it), or the rule itself."""
     rule, args = _rule(family.layers)
-    if rule is LAYER_RULES["no_window"]:
-        return _rule(args[1] if len(args) > 1 else None)
+    while args and isinstance(args[-1], (tuple, list)):
+        rule, args = _rule(args[-1])
+    if rule is not None and (rule is LAYER_RULES["no_window"] or rule is LAYER_RULES["forced"]):
+        return None, ()  # a wrapping rule without an inner one names no layers
     return rule, args
 
 
@@ -296,13 +322,15 @@ def rule_state(family: Family, cfg: _Config) -> Any:
     return rule.state(family, cfg, *args) if rule is not None and rule.state is not None else None
 
 
-def no_rope_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None) -> str | None:
-    """Why the family's rules give one layer (or layer type) no RoPE, or None when it rotates."""
-    rule, args = _rule(family.layers)
+def no_rope_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+                   layers: Any = "family") -> str | None:
+    """Why the family's rules give one layer (or layer type) no RoPE, or None when it rotates (``layers``: an
+    inner rule, instead of the family's own)."""
+    rule, args = _rule(family.layers if layers == "family" else layers)
     if rule is not None and rule.reason is not None:
         why = rule.reason(family, cfg, state, index, layer_type, *args)
         if why is not None:
-            return why
+            return why or None  # "": the rule makes this layer rotate
     typed = rule.typed(cfg, *args) if rule is not None and rule.typed is not None else True
     if family.rope_types is not None and typed and layer_type is not None and layer_type not in family.rope_types:
         return f"{family.label} applies RoPE only in {', '.join(map(repr, family.rope_types))} layers"
