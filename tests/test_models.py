@@ -1202,3 +1202,24 @@ def test_cohere2_moe_dense_prefix_forces_rope():
            "sliding_window": 4096, "first_k_dense_replace": 2}
     with pytest.raises(ValueError, match="states first_k_dense_replace but not mlp_layer_types"):
         rope_spec(raw, layer=0)
+
+
+def test_mrope_text_positions_per_batch_row():
+    """transformers reads a 2-D position_ids of an M-RoPE model as text ids per batch row, shape (batch, seq):
+    rope_spec does the same (Qwen3.5 against its rotary embedding and apply function); (3, seq) with a batch of
+    3 is ambiguous and refused."""
+    config = tiny("Qwen3_5TextConfig", hidden_size=256, num_attention_heads=2, num_key_value_heads=2, head_dim=256,
+                  num_hidden_layers=4)
+    spec = rope_spec(config, layer=3)
+    mod = modeling("qwen3_5")
+    rope = mod.Qwen3_5TextRotaryEmbedding(config)
+    rng = np.random.default_rng(0)
+    for batch in (2, 4):
+        pos = np.stack([np.arange(7) + 5 * b for b in range(batch)])
+        x = rng.standard_normal((batch, 2, 7, 256)).astype(np.float32)
+        cos, sin = rope(torch.zeros(1), torch.tensor(pos))
+        ref, _ = mod.apply_rotary_pos_emb(torch.tensor(x), torch.tensor(x), cos, sin)
+        np.testing.assert_allclose(spec.apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(spec.apply(x, pos), spec.apply(x, np.broadcast_to(pos, (3, batch, 7))))
+    with pytest.raises(ValueError, match=r"shape \(3, 7\) with a batch of 3 is ambiguous"):
+        spec.apply(np.zeros((3, 2, 7, 256)), np.zeros((3, 7)))

@@ -312,7 +312,9 @@ class RopeSpec:
             Position ids (a batch of 1 is broadcast). Reset them per document for packed sequences.
             Llama 4's NoPE temperature reads them as cache positions (see ``temperature_tuning``).
             M-RoPE families take (time, height, width) ids of shape ``(3, seq)`` or ``(3, batch, seq)``
-            (:func:`rope_edu.multidim.mrope_position_ids`), or ``(seq,)`` for text.
+            (:func:`rope_edu.multidim.mrope_position_ids`), or text ids of shape ``(seq,)`` or ``(batch, seq)``
+            (the same id on the three axes, as transformers reads a 2-D ``position_ids``; ``(3, seq)`` with a
+            batch of 3 is ambiguous and refused).
         seq_len : int, optional
             The length that selects dynamic-NTK or LongRoPE frequencies; by default
             ``max(positions) + 1``, as ``transformers`` computes it from ``position_ids`` (its
@@ -335,6 +337,7 @@ class RopeSpec:
                 f"x.shape[-1] must be head_dim = {self.head_dim} for this {self.family!r} spec, got {x.shape[-1]}"
             )
         if self.mrope_section is not None:
+            positions = _mrope_text_rows(positions, x.shape[0], x.shape[2])
             inv_freq, factor = self._frequencies(seq_len)
             part = slice(self.rotary_offset, self.rotary_offset + self.rotary_dim)
             block = apply_mrope(x[..., part], positions, mrope_section=self.mrope_section, inv_freq=inv_freq,
@@ -442,6 +445,25 @@ def _positions(positions: Any, batch: int, seq: int) -> np.ndarray:
             f"batch {batch} and seq {seq}, got shape {pos.shape}"
         )
     return finite_float64(pos, "positions")
+
+
+def _mrope_text_rows(positions: Any, batch: int, seq: int) -> Any:
+    """M-RoPE positions: text ids per batch row, shape (batch, seq), become the same ids on the three axes,
+    as transformers reads a 2-D ``position_ids``; (3, seq) with a batch of 3 is refused (ambiguous)."""
+    pos = np.asarray(positions)
+    if pos.ndim != 2 or pos.shape[-1] != seq:
+        return positions
+    if pos.shape[0] == 3:
+        if batch == 3:
+            raise ValueError(
+                f"positions of shape {pos.shape} with a batch of 3 is ambiguous: transformers reads a 2-D position_ids "
+                "as (batch, seq) text ids, rope_spec's (3, seq) as (time, height, width) ids of one row; pass "
+                "(3, batch, seq) ids, or text ids of shape (batch, seq) broadcast to (3, batch, seq)"
+            )
+        return positions
+    if pos.shape[0] in (1, batch):
+        return np.broadcast_to(pos, (3, *pos.shape))
+    return positions
 
 
 def _as_dict(config: Any) -> dict[str, Any]:
