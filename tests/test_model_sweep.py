@@ -633,3 +633,43 @@ def test_left_out_head_dim_gets_the_config_class_default(cand):
             assert got.uses_rope == want.uses_rope, i
             if want.uses_rope:
                 np.testing.assert_array_equal(got.inv_freq(), want.inv_freq())
+
+
+# --- every rotary embedding of transformers: read, or refused with a reason ---------------------------
+
+
+def _rotary_modules():
+    """(package, its config classes' model_types, rotary classes outside vision/audio encoders, generative classes)
+    for every transformers.models package whose modeling code defines a ``*RotaryEmbedding`` class."""
+    for path in sorted(MODELS.glob("*/modeling_*.py")):
+        name = path.parent.name
+        if path.name != f"modeling_{name}.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        rotary = re.findall(r"^class (\w+RotaryEmbedding)\(", text, re.M)
+        if not rotary:
+            continue
+        types = set()
+        for conf in path.parent.glob("configuration_*.py"):
+            types |= set(re.findall(r'^\s+model_type\s*=\s*"([^"]+)"', conf.read_text(encoding="utf-8"), re.M))
+        decoder = [c for c in rotary if not re.search(r"Vision|Audio|Encoder|ViT", c)]
+        generative = re.findall(r"^class (\w+(?:ForCausalLM|ForConditionalGeneration|ForVisionText2Text|TextModel))\(",
+                                text, re.M)
+        yield name, types, decoder, generative
+
+
+def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
+    """Every model_type of the installed transformers whose generative model has a rotary embedding (not only a
+    vision or audio encoder's) is read by rope_spec or listed in UNSUPPORTED with its reason; this lists any that
+    is neither. Packages whose rotary classes all belong to vision/audio encoders, or that define no causal-LM,
+    generation or text-model class, are outside rope_spec (encoders, codecs, detectors)."""
+    known = set(M.MODEL_TYPES) | set(M._WRAPPERS) | set(M.UNSUPPORTED)
+    neither = {name: sorted(types) for name, types, decoder, generative in _rotary_modules()
+               if decoder and generative and not types & known}
+    assert not neither, f"model types with a rotary embedding that rope_spec neither reads nor refuses with a reason: {neither}"
+    for model_type, reason in M.UNSUPPORTED.items():
+        with pytest.raises(ValueError, match=re.escape(f"model_type {model_type!r} is not supported by rope_spec: {reason}")):
+            rope_spec({"model_type": model_type})
+    # the ones listed are of this transformers (a stale entry says so)
+    every = set().union(*(types for _, types, _, _ in _rotary_modules()))
+    assert set(M.UNSUPPORTED) <= every, sorted(set(M.UNSUPPORTED) - every)

@@ -317,4 +317,55 @@ UNSUPPORTED: dict[str, str] = {
                      "rope_spec applies M-RoPE to whole heads only",
     "dory": "Dory loops over shared layers and gives its 'mlp' layer types attention with their own rotary "
             "settings; rope_spec has no rule for looped layers",
+    # model types of transformers 5.24 with a rotary embedding in a generative model that rope_spec has no family
+    # row for (tests/test_model_sweep.py lists any that is neither supported nor here)
+    "bailing_hybrid": "no family row yet: a hybrid model with multi-head latent attention (qk_rope_head_dim, "
+                      "interleaved pairs) whose layers are not compared with its code",
+    "blt": "the Byte Latent Transformer has a local encoder, a global transformer and a local decoder with RoPE "
+           "settings of their own; rope_spec reads one stack of decoder layers",
+    "chameleon": "no family row yet: Chameleon's attention is not compared with its code",
+    "cohere_compass_text": "no family row yet: an M-RoPE text model (mrope_section) not compared with its code",
+    "csm": "its depth decoder ignores the position_ids it is given and numbers the codebooks itself; rope_spec reads "
+           "position ids",
+    "dbrx": "no family row yet: DBRX's attention is not compared with its code",
+    "deepseek_ocr2_text": "no family row yet: DeepSeek-OCR 2's text decoder is not compared with its code",
+    "dia": "an encoder-decoder text-to-speech model whose encoder attends both ways; rope_spec reads decoder-only "
+           "language models",
+    "diffusion_gemma_text": "a diffusion language model whose text model attends both ways; rope_spec reads causal "
+                            "language models",
+    "dots3_note_text": "no family row yet: a text model with multi-head latent attention and partial rotary fields, "
+                       "not compared with its code",
+    "ernie4_5_vl_moe_text": "no family row yet: ERNIE 4.5 VL's text model has M-RoPE with a rotate_half of its own, "
+                            "not compared with its code",
+    "gpt_neox_japanese": "no family row yet: GPT-NeoX Japanese's partial rotary attention is not compared with its code",
+    "gradium_phonon_tts": "a text-to-speech model, not compared with its code (no family row)",
+    "hunyuan_vl": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) and "
+                  "recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",
+    "hunyuan_vl_text": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) "
+                       "and recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",
+    "idefics": "no family row yet: IDEFICS's decoder is not compared with its code",
+    "kyutai_speech_to_text": "a speech-to-text model, not compared with its code (no family row)",
+    "longcat_flash": "no family row yet: multi-head latent attention (qk_rope_head_dim, interleaved pairs) not "
+                     "compared with its code",
+    "moonshine": "an encoder-decoder speech model whose encoder attends both ways; rope_spec reads decoder-only "
+                 "language models",
+    "moonshine_streaming": "an encoder-decoder speech model whose encoder attends both ways; rope_spec reads "
+                           "decoder-only language models",
+    "musicflamingo": "rotates audio frames by their time (apply_rotary_time_emb), not tokens by their position",
+    "nemo_speechlm": "a speech-recognition model whose audio encoder attends both ways; rope_spec reads decoder-only "
+                     "language models",
+    "phi4_multimodal": "no family row yet: Phi-4-multimodal's language model is not compared with its code",
+    "pocket_tts": "a text-to-speech model, not compared with its code (no family row)",
+    "qwen4_exp_text": "no family row yet: an M-RoPE text model with a partial rotary fraction, not compared with its "
+                      "code",
+    "t5gemma": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language models",
+    "t5gemma2": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language "
+                "models",
+    "voxtral_realtime_text": "no family row yet: Voxtral Realtime's text decoder is not compared with its code",
+    "zamba2": "no family row yet: a hybrid Mamba model whose shared attention blocks rotate only with use_mem_rope, "
+              "not compared with its code",
+    "glm5_next": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and linear "
+                 "attention layers); only its vision encoder rotates",
+    "glm5_next_text": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and "
+                      "linear attention layers); only its vision encoder rotates",
 }
