@@ -216,9 +216,12 @@ def run_family(cand: Candidate, variant: dict[str, Any] | None = None):
     layers = {i: (moved[i][0], still[i][0], moved[i][1], still[i][1], moved[i][2]) for i in moved if i in still}
     # the factor each rotary module puts on cos and sin (per layer type where it keeps several): at
     # position 0 it multiplies the query too, so the comparison above cannot see it; checked on its own
-    factors = {name: float(value) for sub in model.modules() if type(sub).__name__.endswith("RotaryEmbedding")
-               for name, value in vars(sub).items()
-               if name.endswith("attention_scaling") and isinstance(value, (int, float))}
+    factors: dict[str, set[float]] = {}  # several modules may hold one name (Molmo 2: scaled and unscaled)
+    for sub in model.modules():
+        if type(sub).__name__.endswith("RotaryEmbedding"):
+            for name, value in vars(sub).items():
+                if name.endswith("attention_scaling") and isinstance(value, (int, float)):
+                    factors.setdefault(name, set()).add(float(value))
     layers_3d = {}
     if "mrope_section" in inspect.getsource(mod):
         try:
@@ -280,6 +283,10 @@ SCALING_VARIANTS: dict[str, list[dict[str, Any]]] = {
                                               "rope_theta": 10000.0}}],
     "hunyuan_v1_moe": [{"rope_parameters": {"rope_type": "dynamic", "alpha": 50.0, "factor": 2.0,
                                             "rope_theta": 50000.0}}],
+    # Molmo 2: layers outside rope_scaling_layers keep the base without the scaling
+    "molmo2": [{"rope_parameters": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                                    "original_max_position_embeddings": 32}, "rope_scaling_layers": [0, 2, 3]},
+               {"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}}],
     # Cohere 2 MoE: dense prefix layers rotate whatever their window (prefix_dense_sliding_window_pattern 1
     # makes them full_attention layers); with another prefix pattern they follow the window rule
     "cohere2_moe": [{"first_k_dense_replace": 2}, {"first_k_dense_replace": 3, "prefix_dense_sliding_window_pattern": 2}],
@@ -369,8 +376,8 @@ def sweep_one(cand: Candidate, variant: dict[str, Any] | None = None) -> Outcome
             continue
         q1, q0, k1, k0, scaling = layers[i]
         if spec.uses_rope and factors:
-            named = [v for k, v in factors.items() if spec.layer_type and k.startswith(f"{spec.layer_type}_")]
-            options = named or list(factors.values())
+            named = [v for k, vs in factors.items() if spec.layer_type and k.startswith(f"{spec.layer_type}_") for v in vs]
+            options = named or [v for vs in factors.values() for v in vs]
             if not any(np.isclose(spec.attention_factor, v, rtol=1e-6) for v in options):
                 problems.append(f"layer {i}: attention factor {spec.attention_factor:.6g}, the rotary module "
                                 f"has {sorted(set(options))}")

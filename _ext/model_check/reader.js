@@ -20,10 +20,17 @@ function nestedKeys(reg, family, block, types) {
   return Object.keys(block).filter((k) => labels.has(k) && (block[k] === null || isMapping(block[k])));
 }
 
+// The key of a layer outside a family's scaling_layers (reader.py: _UNSCALED).
+const UNSCALED = "unscaled";
+
 function layerKind(reg, family, cfg, nested, state, index, layerType) {
   if (reg.not_attention.includes(layerType)) return [false, null, `a ${repr(layerType)} layer has no attention, so no RoPE`];
   const why = noRopeReason(family, cfg, state, index, layerType);
   if (why !== null) return [false, null, why];
+  if (given(family.scaling_layers) && given(index) && !nested.length) {
+    const listed = cfg.get(family.scaling_layers);
+    if (given(listed) && !(Array.isArray(listed) && listed.includes(index))) return [true, UNSCALED, ""];
+  }
   if (nested.length) {
     const block = cfg.get("rope_parameters");
     if (family.rope_keys) layerType = own(family.rope_keys, layerType) ?? own(family.rope_keys, "*") ?? null;
@@ -61,6 +68,12 @@ function ropeFor(reg, family, cfg, key, nested) {
     retype: family.retype };
   const source = `${family.label} config default_theta`;
   const keptKeys = () => family.theta_keys.filter((k) => !family.ignored_theta.includes(k));
+  if (key === UNSCALED) {
+    // a layer the family's scaling_layers leaves out: the same base, no scaling (see reader.py)
+    const rope = ropeFor(reg, family, cfg, null, nested);
+    return { base: rope.base, method: "default", params: {}, where: `(not in ${family.scaling_layers})`,
+      block: { ...rope.block, rope_type: "default" } };
+  }
   if (nested.length) {
     const where = `rope_parameters[${repr(key)}]`;
     let block = cfg.get("rope_parameters")[key];
@@ -202,7 +215,7 @@ export function readFamily(reg, family, cfg, layerType, layer) {
   }
   const state = ruleState(family, cfg);
   const perType = nested.length > 0 || !!family.local_theta || !!family.flat_types;
-  if (!types && layer === null && perLayer(family) && cfg.has("num_hidden_layers")) {
+  if (!types && layer === null && (perLayer(family) || given(family.scaling_layers)) && cfg.has("num_hidden_layers")) {
     types = Array(cfg.size("num_hidden_layers")).fill(null);
   }
   let chosen;

@@ -119,6 +119,9 @@ class Family:
     retype : mapping or None
         ``rope_type`` -> ``(field, other type)``: the family's code reads a block of that type that states
         ``field`` (truthy) as the other type (Hunyuan: ``"dynamic"`` with ``alpha`` is ``"ntk_alpha"``).
+    scaling_layers : str or None
+        A field listing the layers whose RoPE is scaled (Molmo 2's ``rope_scaling_layers``, which its config
+        class fills with every layer); the other layers use the same base without scaling.
     default_block : mapping or None
         RoPE parameters the config class fills in when a config gives none (GPT-OSS's YaRN).
     top_level_original : bool
@@ -161,6 +164,7 @@ class Family:
     scalings: tuple[str, ...] | None = None
     rename: Mapping[str, str] = field(default_factory=dict, repr=False)
     retype: Mapping[str, tuple[str, str]] | None = field(default=None, repr=False)
+    scaling_layers: str | None = None
     default_block: Mapping[str, Any] | None = field(default=None, repr=False)
     top_level_original: bool = False
     extra: Callable[[_Config, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)

@@ -21,6 +21,10 @@ from .layers import (_LOCAL_GLOBAL, NOT_ATTENTION, _select_layer, known_types, l
                      rule_state, type_names)
 
 
+#: The key of a layer outside a family's ``scaling_layers`` (:func:`_layer_kind`, :func:`_rope_for`).
+_UNSCALED = "unscaled"
+
+
 def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> list[str]:
     """The keys ``rope_parameters`` is nested under (layer types), or [] for a flat dict."""
     if not isinstance(block, Mapping):
@@ -38,6 +42,10 @@ def _layer_kind(family: Family, cfg: _Config, nested: list[str], state: Any, ind
     why = no_rope_reason(family, cfg, state, index, layer_type)
     if why is not None:
         return False, None, why
+    if family.scaling_layers is not None and index is not None and not nested:
+        listed = cfg.data.get(family.scaling_layers)
+        if listed is not None and index not in listed:
+            return True, _UNSCALED, ""
     if nested:
         block = cfg.data["rope_parameters"]
         if family.rope_keys is not None:
@@ -75,6 +83,10 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
     common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
                   retype=family.retype)
     source = f"{family.label} config default_theta"
+    if key == _UNSCALED:
+        # a layer the family's scaling_layers leaves out: the same base, no scaling (Molmo 2's unscaled rotary module)
+        rope = _rope_for(family, cfg, None, nested)
+        return _Rope(rope.base, "default", {}, f"(not in {family.scaling_layers})", {**rope.block, "rope_type": "default"})
     if nested:
         where = f"rope_parameters[{key!r}]"
         block = cfg.data["rope_parameters"][key]
@@ -207,7 +219,8 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
     state = rule_state(family, cfg)
     per_type = bool(nested) or family.local_theta is not None or family.flat_types is not None
     # the layers the selection covers, and what each does
-    if types is None and layer is None and per_layer(family) and cfg.has("num_hidden_layers"):
+    if (types is None and layer is None and (per_layer(family) or family.scaling_layers is not None)
+            and cfg.has("num_hidden_layers")):
         types = [None] * cfg.size("num_hidden_layers")  # type: ignore[list-item]
     if layer is not None:
         chosen = [(layer, layer_type)]

@@ -229,6 +229,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=MappingProxyType({"sliding_attention": 10000.0, "full_attention": 160000.0, "*": 160000.0}),
        ignored_theta=("rope_theta",), nested_only=True),
     _F("molmo2", "Molmo 2 (text)", ("molmo2_text",), "transformers.models.molmo2", qk_norm="before_rope",
+       scaling_layers="rope_scaling_layers",
        head_default=128),
     _F("moshi", "Moshi", ("moshi",), "transformers.models.moshi"),
     _F("muse_glimmer", "Muse Glimmer (text)", ("muse_glimmer_text",), "transformers.models.muse_glimmer",
