@@ -478,6 +478,49 @@ def test_sweep():
     assert not unchecked, f"families rope_spec reads that no test compares with their code: {sorted(unchecked)}"
 
 
+#: The YaRN block every family is swept with a second time (a short original length, so that the test
+#: positions reach the scaled pairs; the attention factor differs from 1).
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32, "beta_fast": 32.0, "beta_slow": 1.0}
+
+
+def yarn_variant(cand: Candidate) -> dict[str, Any] | None:
+    """The family's tiny config fields with YaRN in every RoPE block (flat, or each one of a per-layer-type
+    nesting), or None where the tiny config has no rope_parameters (GPT-J, CodeGen) or does not build."""
+    mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
+    try:
+        rope = tiny_config(getattr(mod, cand.model_cls).config_class, SWEEP_CONFIG.get(cand.name)).to_dict().get(
+            "rope_parameters")
+    except CannotCompare:
+        return None
+    if not isinstance(rope, dict):
+        return None
+    if "rope_type" not in rope and rope and all(v is None or isinstance(v, dict) for v in rope.values()):
+        rope = {k: (v if v is None else {**v, **YARN}) for k, v in rope.items()}
+    else:
+        rope = {**rope, **YARN}
+    return {"rope_parameters": rope}
+
+
+def test_sweep_with_a_yarn_block():
+    """Every family again with a YaRN block: none is wrong (a family whose config class or code refuses YaRN
+    cannot be compared; rope_spec may refuse with a message naming it). ``ROPE_SWEEP`` limits it too."""
+    only = [name for name in os.environ.get("ROPE_SWEEP", "").split(",") if name]
+    results = {}
+    for cand in CANDIDATES:
+        if (only and cand.name not in only) or cand.name in SWEEP_SKIP:
+            continue
+        variant = yarn_variant(cand)
+        if variant is not None:
+            results[cand.name] = sweep_one(cand, {**SWEEP_CONFIG.get(cand.name, {}), **variant})
+    wrong = {name: o.detail for name, o in results.items() if o.kind == "wrong"}
+    assert not wrong, f"with a YaRN block, rope_spec accepts these families but differs from their code: {wrong}"
+    for name, o in results.items():
+        if o.kind == "rejected":
+            assert name in o.detail or "model_type" in o.detail or "rope_type" in o.detail, o.detail
+    if not only:
+        assert sum(o.kind == "agree" for o in results.values()) >= 100
+
+
 @pytest.mark.parametrize("name, index", [(n, i) for n, vs in sorted(SCALING_VARIANTS.items()) for i in range(len(vs))])
 def test_scaling_variants(name, index):
     """A family with a scaling field its tiny config does not set: rope_spec agrees with its code, layer by
