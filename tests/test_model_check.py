@@ -12,6 +12,7 @@ refusals. The browser tests open the built page and drive it as a reader would.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -209,7 +210,8 @@ def sweep_configs() -> tuple[list, list[dict]]:
             continue
         data = M._as_dict(config)
         cases += _cases_of(configs, data, f"sweep {cand.name}")
-        for variant in S.SCALING_VARIANTS.get(cand.name, []):
+        yarn = S.yarn_variant(cand) if cand.name not in S.SWEEP_SKIP else None
+        for variant in S.SCALING_VARIANTS.get(cand.name, []) + ([yarn] if yarn else []):
             try:
                 varied = M._as_dict(S.tiny_config(cls, {**S.SWEEP_CONFIG.get(cand.name, {}), **variant}))
             except S.CannotCompare:
@@ -233,8 +235,12 @@ def test_registry_is_json_and_names_only_implemented_callables():
     missing = sorted(set(callable_names(data)) - set(answer["callables"]))
     assert not missing, f"the registry names callables the JavaScript interpreter lacks: {missing}"
     assert set(data["families"]) == set(M.FAMILIES)
+    # a row leaves out the fields equal to their default; with family_defaults it is the whole row
+    fields = {f.name for f in dataclasses.fields(M.Family)}
+    for key, row in data["families"].items():
+        assert set(data["family_defaults"]) | set(row) == fields, key
     # every family's layer rule is a tag the interpreter implements (and the package's table lists)
-    used = {f["layers"][0] for f in data["families"].values() if f["layers"] is not None}
+    used = {f["layers"][0] for f in data["families"].values() if f.get("layers") is not None}
     assert used <= set(data["layer_rules"]) == set(answer["layer_rules"])
 
 

@@ -19,7 +19,16 @@ export { SpecError, repr } from "./python.js";
 export { CALLABLES } from "./reader.js";
 export { LAYER_RULES } from "./layers.js";
 
-export const REGISTRY_VERSION = 2;
+export const REGISTRY_VERSION = 3;
+
+/** The registry with every family row completed from family_defaults (the export leaves default fields out). */
+function complete(reg) {
+  if (!Object.prototype.hasOwnProperty.call(reg, "completed")) {
+    for (const [key, row] of Object.entries(reg.families)) reg.families[key] = { ...reg.family_defaults, ...row };
+    Object.defineProperty(reg, "completed", { value: true });
+  }
+  return reg;
+}
 
 // --- the spec ------------------------------------------------------------------------------------
 
@@ -50,6 +59,7 @@ function unwrap(reg, data) {
  */
 export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
   if (!reg || reg.version !== REGISTRY_VERSION) throw new Error(`registry version ${reg && reg.version}, this interpreter reads ${REGISTRY_VERSION}`);
+  complete(reg);
   const [data, modelType] = unwrap(reg, config);
   if (!given(modelType)) throw valueError("the config is missing the field 'model_type' (which family it is, as in config.json)");
   if (typeof modelType === "string" && Object.prototype.hasOwnProperty.call(reg.unsupported, modelType)) {
@@ -170,6 +180,7 @@ function describe(reg, s) {
 
 /** The language model's config (the text_config of a multimodal wrapper) and its family row, or nulls. */
 export function familyOf(reg, config) {
+  complete(reg);
   try {
     const [data, modelType] = unwrap(reg, config);
     const key = typeof modelType === "string" ? own(reg.model_types, modelType) : undefined;
