@@ -96,7 +96,8 @@ def registry() -> dict[str, Any]:
         ``{"callable": name}``), ``model_types``, ``wrappers`` (multimodal model_type -> [sub-config
         key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
         ``local_global``, ``hf_theta``, ``qk_norm``, ``layer_rules`` (tag -> summary of
-        :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``), ``scalings`` (rope_type -> [method, parameter
+        :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``),
+        ``scalings`` (rope_type -> [method, parameter
         reader name]), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional parameters),
         ``extra_scalings`` and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
         ``PUBLISHED_2025``: config, selection, trained and extended context, whether it is verified).

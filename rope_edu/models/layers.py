@@ -195,7 +195,8 @@ def _forced_reason(family: Family, cfg: _Config, state: Any, index: int | None, 
                    name: str, value: Any, built_from: str, gate: str, default: Any, inner: Sequence[Any]) -> str | None:
     listed = cfg.data.get(name)
     if listed is None and cfg.has(built_from):
-        raise ValueError(f"the {cfg.model_type!r} config states {built_from} but not {name} (nor, perhaps, layer_types): "
+        raise ValueError(f"the {cfg.model_type!r} config states {built_from} but not {name} "
+                         "(nor, perhaps, layer_types): "
                          f"{family.label}'s config class builds both from it; pass the config object or its to_dict()")
     if index is not None and listed is not None:
         if isinstance(listed, str) or not isinstance(listed, Sequence) or index >= len(listed):

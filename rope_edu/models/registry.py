@@ -338,7 +338,8 @@ UNSUPPORTED: dict[str, str] = {
                        "not compared with its code",
     "ernie4_5_vl_moe_text": "no family row yet: ERNIE 4.5 VL's text model has M-RoPE with a rotate_half of its own, "
                             "not compared with its code",
-    "gpt_neox_japanese": "no family row yet: GPT-NeoX Japanese's partial rotary attention is not compared with its code",
+    "gpt_neox_japanese": "no family row yet: GPT-NeoX Japanese's partial rotary attention is not compared with "
+                         "its code",
     "gradium_phonon_tts": "a text-to-speech model, not compared with its code (no family row)",
     "hunyuan_vl": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) and "
                   "recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",

@@ -44,7 +44,8 @@ def _ntk_alpha(dim: int, base: float, alpha: Any) -> tuple[np.ndarray, float]:
     """Hunyuan's NTK-alpha: plain RoPE at base ``base * alpha**(dim / (dim - 2))``, at every length."""
     from ..scaling import frequencies
 
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not math.isfinite(alpha) or alpha <= 0:
+    if (isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not math.isfinite(alpha)
+            or alpha <= 0):
         raise ValueError(f"alpha must be a finite real number > 0 (NTK-alpha stretches the base by "
                          f"alpha**(d / (d - 2))), got {alpha!r}")
     if dim <= 2:
