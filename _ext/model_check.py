@@ -1,8 +1,8 @@
 """Serve the "Check your model" page's scripts from the built site (book/model_check.md).
 
 After the build, ``_static/model_check/`` receives the interpreter of rope_spec's rules
-(``rope_spec.js``, ``scaling.js``, ``python.js``), the page's checks and code (``checks.js``,
-``page.js``, ``page.css``), all from
+(``rope_spec.js``, ``reader.js``, ``layers.js``, ``config.js``, ``scaling.js``, ``python.js``: one per
+module of ``rope_edu/models/``), the page's checks and code (``checks.js``, ``page.js``, ``page.css``), all from
 ``_ext/model_check/``, and ``registry.js``: the rules themselves, exported from the package by
 :func:`rope_edu.spec_export.registry_json`, so the page always reads the rules of the package the
 book was built with. Only the page that includes ``page.js`` loads them.
@@ -15,7 +15,8 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 SOURCE = Path(__file__).parent / "model_check"
-FILES = ("python.js", "scaling.js", "rope_spec.js", "checks.js", "page.js", "page.css")
+FILES = ("python.js", "scaling.js", "config.js", "layers.js", "reader.js", "rope_spec.js", "checks.js", "page.js",
+         "page.css")
 
 
 def _write_assets(app: Sphinx, exception: Exception | None) -> None:

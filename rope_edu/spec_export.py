@@ -6,8 +6,10 @@ rules. So that the two cannot drift, the rules exist once, in :mod:`rope_edu.mod
 (:data:`~rope_edu.scaling.METHODS`); :func:`registry` turns them into plain JSON data, which the
 book build writes next to the interpreter (``_ext/model_check.py``). Only the interpreter is written
 twice. A callable in a row (a family's ``extra`` or ``read``, a scaling's parameter reader) is
-exported by its name, and the interpreter implements each name; ``tests/test_model_check.py`` feeds
-the same configurations to both and requires the same spec.
+exported by its name, and the interpreter implements each name; a family's layer rule is exported as
+it is written, a list ``[tag, *arguments]``, and the interpreter implements each tag of
+:data:`~rope_edu.models.layers.LAYER_RULES` (``_ext/model_check/layers.js``).
+``tests/test_model_check.py`` feeds the same configurations to both and requires the same spec.
 
 ::
 
@@ -27,10 +29,10 @@ from typing import Any, Callable, Mapping
 from . import models as M
 from .scaling import METHODS
 
-__all__ = ["VERSION", "callable_names", "published_tables", "registry", "registry_json"]
+__all__ = ["VERSION", "callable_names", "family_defaults", "published_tables", "registry", "registry_json"]
 
 #: Bumped when the shape of :func:`registry`'s output changes (the interpreter checks it).
-VERSION = 1
+VERSION = 3
 
 
 def _plain(value: Any, where: str) -> Any:
@@ -59,9 +61,23 @@ def _name(fn: Callable[..., Any], where: str) -> str:
     return name
 
 
-def _family(family: M.Family) -> dict[str, Any]:
-    return {f.name: _plain(getattr(family, f.name), f"FAMILIES[{family.key!r}].{f.name}")
-            for f in dataclasses.fields(family)}
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+
+
+def family_defaults() -> dict[str, Any]:
+    """Every optional field of :class:`~rope_edu.models.Family` and its default, as JSON data."""
+    return {f.name: _plain(_default(f), f"Family.{f.name}") for f in dataclasses.fields(M.Family)
+            if _default(f) is not dataclasses.MISSING}
+
+
+def _family(family: M.Family, defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """A row's fields, less those equal to their default (the interpreter completes a row from ``family_defaults``)."""
+    row = {f.name: _plain(getattr(family, f.name), f"FAMILIES[{family.key!r}].{f.name}")
+           for f in dataclasses.fields(family)}
+    return {k: v for k, v in row.items() if k not in defaults or v != defaults[k]}
 
 
 def published_tables() -> dict[str, Mapping[str, M.Published]]:
@@ -75,14 +91,18 @@ def registry() -> dict[str, Any]:
     Returns
     -------
     dict
-        ``families`` (every :class:`~rope_edu.models.Family` row, all fields, callables as
+        ``family_defaults`` (every optional :class:`~rope_edu.models.Family` field and its default),
+        ``families`` (every row, the fields that differ from their default, callables as
         ``{"callable": name}``), ``model_types``, ``wrappers`` (multimodal model_type -> [sub-config
         key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
-        ``local_global``, ``hf_theta``, ``qk_norm``, ``scalings`` (rope_type -> [method, parameter
+        ``local_global``, ``hf_theta``, ``qk_norm``, ``layer_rules`` (tag -> summary of
+        :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``),
+        ``scalings`` (rope_type -> [method, parameter
         reader name]), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional parameters),
         ``extra_scalings`` and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
         ``PUBLISHED_2025``: config, selection, trained and extended context, whether it is verified).
     """
+    defaults = family_defaults()
     methods = {name: {"required": list(m.required), "optional": _plain(dict(m.optional), f"METHODS[{name!r}]"),
                       "summary": m.summary}
                for name, m in METHODS.items()}
@@ -93,7 +113,8 @@ def registry() -> dict[str, Any]:
                  for table, rows in published_tables().items() for p in rows.values()]
     return {
         "version": VERSION,
-        "families": {key: _family(f) for key, f in M.FAMILIES.items()},
+        "family_defaults": defaults,
+        "families": {key: _family(f, defaults) for key, f in M.FAMILIES.items()},
         "model_types": dict(M.MODEL_TYPES),
         "wrappers": _plain(dict(M._WRAPPERS), "_WRAPPERS"),
         "flat_wrappers": sorted(M._FLAT_WRAPPERS),
@@ -102,8 +123,10 @@ def registry() -> dict[str, Any]:
         "local_global": list(M._LOCAL_GLOBAL),
         "hf_theta": M._HF_THETA,
         "qk_norm": dict(M.QK_NORM),
+        "layer_rules": {tag: rule.summary for tag, rule in M.LAYER_RULES.items()},
         "scalings": {rope_type: [method, _name(reader, f"_SCALINGS[{rope_type!r}]")]
                      for rope_type, (method, reader) in M._SCALINGS.items()},
+        "retyped_only": sorted(M._RETYPED_ONLY),
         "methods": methods,
         "extra_scalings": dict(M.EXTRA_SCALINGS),
         "published": published,

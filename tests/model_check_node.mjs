@@ -2,7 +2,7 @@
 // tests/test_model_check.py: reads {registry, configs, cases: [{config (an index), select, seq_len}]} as JSON on stdin and
 // writes one result per case (the spec's fields and frequencies, or the error) as JSON on stdout.
 import { readFileSync } from "node:fs";
-import { ropeSpec, CALLABLES, SpecError } from "../_ext/model_check/rope_spec.js";
+import { ropeSpec, CALLABLES, LAYER_RULES, SpecError } from "../_ext/model_check/rope_spec.js";
 import { headSource, layerPlan, warnings } from "../_ext/model_check/checks.js";
 
 const input = JSON.parse(readFileSync(0, "utf8"));
@@ -28,4 +28,4 @@ const results = input.cases.map(({ config: index, select, seq_len: seqLen, analy
     return res;
   }
 });
-process.stdout.write(JSON.stringify({ callables: Object.keys(CALLABLES), results }));
+process.stdout.write(JSON.stringify({ callables: Object.keys(CALLABLES), layer_rules: Object.keys(LAYER_RULES), results }));

@@ -12,6 +12,7 @@ refusals. The browser tests open the built page and drive it as a reader would.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -209,6 +210,13 @@ def sweep_configs() -> tuple[list, list[dict]]:
             continue
         data = M._as_dict(config)
         cases += _cases_of(configs, data, f"sweep {cand.name}")
+        yarn = S.yarn_variant(cand) if cand.name not in S.SWEEP_SKIP else None
+        for variant in S.SCALING_VARIANTS.get(cand.name, []) + ([yarn] if yarn else []):
+            try:
+                varied = M._as_dict(S.tiny_config(cls, {**S.SWEEP_CONFIG.get(cand.name, {}), **variant}))
+            except S.CannotCompare:
+                continue
+            cases += _cases_of(configs, varied, f"sweep {cand.name} with {variant}")
         # as a config.json may leave fields out: the RoPE fields, head_dim, the list of layer types
         bare = {k: v for k, v in data.items() if k not in S.ROPE_FIELDS}
         cases += _cases_of(configs, bare, f"sweep {cand.name} without RoPE fields")
@@ -227,6 +235,13 @@ def test_registry_is_json_and_names_only_implemented_callables():
     missing = sorted(set(callable_names(data)) - set(answer["callables"]))
     assert not missing, f"the registry names callables the JavaScript interpreter lacks: {missing}"
     assert set(data["families"]) == set(M.FAMILIES)
+    # a row leaves out the fields equal to their default; with family_defaults it is the whole row
+    fields = {f.name for f in dataclasses.fields(M.Family)}
+    for key, row in data["families"].items():
+        assert set(data["family_defaults"]) | set(row) == fields, key
+    # every family's layer rule is a tag the interpreter implements (and the package's table lists)
+    used = {f["layers"][0] for f in data["families"].values() if f.get("layers") is not None}
+    assert used <= set(data["layer_rules"]) == set(answer["layer_rules"])
 
 
 def test_registry_refuses_what_it_cannot_export(monkeypatch):
@@ -551,7 +566,7 @@ def test_the_build_writes_the_package_rules(built_book):
     folder = built_book / "_static" / "model_check"
     text = (folder / "registry.js").read_text(encoding="utf-8")
     assert text.split("export default ", 1)[1].rstrip().rstrip(";") == registry_json()
-    for name in ("python.js", "scaling.js", "rope_spec.js", "checks.js", "page.js", "page.css"):
+    for name in sorted(p.name for p in (ROOT / "_ext" / "model_check").iterdir()):
         assert (folder / name).read_bytes() == (ROOT / "_ext" / "model_check" / name).read_bytes(), name
     html = (built_book / PAGE).read_text(encoding="utf-8")
     assert 'src="../_static/model_check/page.js"' in html and 'id="mc-config"' in html

@@ -179,14 +179,15 @@ def _forward(model, ids, positions) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     return {int(i): (q.double().numpy(), k.double().numpy(), scale) for i, (_, q, k, scale) in zip(idx, calls)}
 
 
-def run_family(cand: Candidate):
-    """(config, {layer: (q at POSITIONS, q at 0, k at POSITIONS, k at 0)}) from the family's own code."""
+def run_family(cand: Candidate, variant: dict[str, Any] | None = None):
+    """(config, {layer: (q at POSITIONS, q at 0, k at POSITIONS, k at 0)}) from the family's own code;
+    ``variant``: config fields over the tiny config's (:data:`SCALING_VARIANTS`)."""
     try:
         mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
     except Exception as exc:  # noqa: BLE001
         raise CannotCompare(f"import failed: {type(exc).__name__}: {exc}") from None
     model_cls = getattr(mod, cand.model_cls)
-    config = tiny_config(model_cls.config_class, SWEEP_CONFIG.get(cand.name))
+    config = tiny_config(model_cls.config_class, {**SWEEP_CONFIG.get(cand.name, {}), **(variant or {})})
     try:
         with torch.device("meta"):
             size = sum(p.numel() for p in model_cls(config).parameters())
@@ -215,9 +216,12 @@ def run_family(cand: Candidate):
     layers = {i: (moved[i][0], still[i][0], moved[i][1], still[i][1], moved[i][2]) for i in moved if i in still}
     # the factor each rotary module puts on cos and sin (per layer type where it keeps several): at
     # position 0 it multiplies the query too, so the comparison above cannot see it; checked on its own
-    factors = {name: float(value) for sub in model.modules() if type(sub).__name__.endswith("RotaryEmbedding")
-               for name, value in vars(sub).items()
-               if name.endswith("attention_scaling") and isinstance(value, (int, float))}
+    factors: dict[str, set[float]] = {}  # several modules may hold one name (Molmo 2: scaled and unscaled)
+    for sub in model.modules():
+        if type(sub).__name__.endswith("RotaryEmbedding"):
+            for name, value in vars(sub).items():
+                if name.endswith("attention_scaling") and isinstance(value, (int, float)):
+                    factors.setdefault(name, set()).add(float(value))
     layers_3d = {}
     if "mrope_section" in inspect.getsource(mod):
         try:
@@ -270,6 +274,23 @@ SWEEP_CONFIG.update({
                                      "beta_slow": 1.0, "original_max_position_embeddings": 64,
                                      "llama_4_scaling_beta": 0.1, "mscale": 1.0, "mscale_all_dim": 1.0}},
 })
+
+#: Scaling fields a family's code reads that its tiny config (the class defaults) leaves out: each variant is
+#: swept layer by layer too, and fed to the page's interpreter (tests/test_model_check.py).
+SCALING_VARIANTS: dict[str, list[dict[str, Any]]] = {
+    # Hunyuan: "dynamic" with alpha is NTK-alpha, a fixed base rope_theta * alpha**(d / (d - 2))
+    "hunyuan_v1_dense": [{"rope_parameters": {"rope_type": "dynamic", "alpha": 1000.0, "factor": 1.0,
+                                              "rope_theta": 10000.0}}],
+    "hunyuan_v1_moe": [{"rope_parameters": {"rope_type": "dynamic", "alpha": 50.0, "factor": 2.0,
+                                            "rope_theta": 50000.0}}],
+    # Molmo 2: layers outside rope_scaling_layers keep the base without the scaling
+    "molmo2": [{"rope_parameters": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                                    "original_max_position_embeddings": 32}, "rope_scaling_layers": [0, 2, 3]},
+               {"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}}],
+    # Cohere 2 MoE: dense prefix layers rotate whatever their window (prefix_dense_sliding_window_pattern 1
+    # makes them full_attention layers); with another prefix pattern they follow the window rule
+    "cohere2_moe": [{"first_k_dense_replace": 2}, {"first_k_dense_replace": 3, "prefix_dense_sliding_window_pattern": 2}],
+}
 
 # Families the sweep's method cannot check, and why (tests/test_models.py checks them directly).
 SWEEP_SKIP: dict[str, str] = {
@@ -332,12 +353,12 @@ class Outcome:
     seconds: float = 0.0
 
 
-def sweep_one(cand: Candidate) -> Outcome:
+def sweep_one(cand: Candidate, variant: dict[str, Any] | None = None) -> Outcome:
     t0 = time.perf_counter()
     if cand.name in SWEEP_SKIP:
         return Outcome("cannot", SWEEP_SKIP[cand.name])
     try:
-        config, layers, layers_3d, factors = run_family(cand)
+        config, layers, layers_3d, factors = run_family(cand, variant)
     except CannotCompare as exc:
         return Outcome("cannot", str(exc), seconds=time.perf_counter() - t0)
     n = getattr(config, "num_hidden_layers", None) or len(layers)
@@ -355,8 +376,8 @@ def sweep_one(cand: Candidate) -> Outcome:
             continue
         q1, q0, k1, k0, scaling = layers[i]
         if spec.uses_rope and factors:
-            named = [v for k, v in factors.items() if spec.layer_type and k.startswith(f"{spec.layer_type}_")]
-            options = named or list(factors.values())
+            named = [v for k, vs in factors.items() if spec.layer_type and k.startswith(f"{spec.layer_type}_") for v in vs]
+            options = named or [v for vs in factors.values() for v in vs]
             if not any(np.isclose(spec.attention_factor, v, rtol=1e-6) for v in options):
                 problems.append(f"layer {i}: attention factor {spec.attention_factor:.6g}, the rotary module "
                                 f"has {sorted(set(options))}")
@@ -455,6 +476,58 @@ def test_sweep():
     swept = {M.MODEL_TYPES.get(_model_type(c)) for c in CANDIDATES if RESULTS[c.name].kind == "agree"}
     unchecked = set(M.FAMILIES) - swept - set(CHECKED_ELSEWHERE)
     assert not unchecked, f"families rope_spec reads that no test compares with their code: {sorted(unchecked)}"
+
+
+#: The YaRN block every family is swept with a second time (a short original length, so that the test
+#: positions reach the scaled pairs; the attention factor differs from 1).
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32, "beta_fast": 32.0, "beta_slow": 1.0}
+
+
+def yarn_variant(cand: Candidate) -> dict[str, Any] | None:
+    """The family's tiny config fields with YaRN in every RoPE block (flat, or each one of a per-layer-type
+    nesting), or None where the tiny config has no rope_parameters (GPT-J, CodeGen) or does not build."""
+    mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
+    try:
+        rope = tiny_config(getattr(mod, cand.model_cls).config_class, SWEEP_CONFIG.get(cand.name)).to_dict().get(
+            "rope_parameters")
+    except CannotCompare:
+        return None
+    if not isinstance(rope, dict):
+        return None
+    if "rope_type" not in rope and rope and all(v is None or isinstance(v, dict) for v in rope.values()):
+        rope = {k: (v if v is None else {**v, **YARN}) for k, v in rope.items()}
+    else:
+        rope = {**rope, **YARN}
+    return {"rope_parameters": rope}
+
+
+def test_sweep_with_a_yarn_block():
+    """Every family again with a YaRN block: none is wrong (a family whose config class or code refuses YaRN
+    cannot be compared; rope_spec may refuse with a message naming it). ``ROPE_SWEEP`` limits it too."""
+    only = [name for name in os.environ.get("ROPE_SWEEP", "").split(",") if name]
+    results = {}
+    for cand in CANDIDATES:
+        if (only and cand.name not in only) or cand.name in SWEEP_SKIP:
+            continue
+        variant = yarn_variant(cand)
+        if variant is not None:
+            results[cand.name] = sweep_one(cand, {**SWEEP_CONFIG.get(cand.name, {}), **variant})
+    wrong = {name: o.detail for name, o in results.items() if o.kind == "wrong"}
+    assert not wrong, f"with a YaRN block, rope_spec accepts these families but differs from their code: {wrong}"
+    for name, o in results.items():
+        if o.kind == "rejected":
+            assert name in o.detail or "model_type" in o.detail or "rope_type" in o.detail, o.detail
+    if not only:
+        assert sum(o.kind == "agree" for o in results.values()) >= 100
+
+
+@pytest.mark.parametrize("name, index", [(n, i) for n, vs in sorted(SCALING_VARIANTS.items()) for i in range(len(vs))])
+def test_scaling_variants(name, index):
+    """A family with a scaling field its tiny config does not set: rope_spec agrees with its code, layer by
+    layer, with the field set."""
+    cand = next(c for c in CANDIDATES if c.name == name)
+    out = sweep_one(cand, SCALING_VARIANTS[name][index])
+    assert out.kind == "agree" and out.layers, f"{name} with {SCALING_VARIANTS[name][index]}: {out.kind}: {out.detail}"
 
 
 #: Families checked against their code in tests/test_models.py instead of here, and why.
@@ -610,3 +683,43 @@ def test_left_out_head_dim_gets_the_config_class_default(cand):
             assert got.uses_rope == want.uses_rope, i
             if want.uses_rope:
                 np.testing.assert_array_equal(got.inv_freq(), want.inv_freq())
+
+
+# --- every rotary embedding of transformers: read, or refused with a reason ---------------------------
+
+
+def _rotary_modules():
+    """(package, its config classes' model_types, rotary classes outside vision/audio encoders, generative classes)
+    for every transformers.models package whose modeling code defines a ``*RotaryEmbedding`` class."""
+    for path in sorted(MODELS.glob("*/modeling_*.py")):
+        name = path.parent.name
+        if path.name != f"modeling_{name}.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        rotary = re.findall(r"^class (\w+RotaryEmbedding)\(", text, re.M)
+        if not rotary:
+            continue
+        types = set()
+        for conf in path.parent.glob("configuration_*.py"):
+            types |= set(re.findall(r'^\s+model_type\s*=\s*"([^"]+)"', conf.read_text(encoding="utf-8"), re.M))
+        decoder = [c for c in rotary if not re.search(r"Vision|Audio|Encoder|ViT", c)]
+        generative = re.findall(r"^class (\w+(?:ForCausalLM|ForConditionalGeneration|ForVisionText2Text|TextModel))\(",
+                                text, re.M)
+        yield name, types, decoder, generative
+
+
+def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
+    """Every model_type of the installed transformers whose generative model has a rotary embedding (not only a
+    vision or audio encoder's) is read by rope_spec or listed in UNSUPPORTED with its reason; this lists any that
+    is neither. Packages whose rotary classes all belong to vision/audio encoders, or that define no causal-LM,
+    generation or text-model class, are outside rope_spec (encoders, codecs, detectors)."""
+    known = set(M.MODEL_TYPES) | set(M._WRAPPERS) | set(M.UNSUPPORTED)
+    neither = {name: sorted(types) for name, types, decoder, generative in _rotary_modules()
+               if decoder and generative and not types & known}
+    assert not neither, f"model types with a rotary embedding that rope_spec neither reads nor refuses with a reason: {neither}"
+    for model_type, reason in M.UNSUPPORTED.items():
+        with pytest.raises(ValueError, match=re.escape(f"model_type {model_type!r} is not supported by rope_spec: {reason}")):
+            rope_spec({"model_type": model_type})
+    # the ones listed are of this transformers (a stale entry says so)
+    every = set().union(*(types for _, types, _, _ in _rotary_modules()))
+    assert set(M.UNSUPPORTED) <= every, sorted(set(M.UNSUPPORTED) - every)

@@ -1099,3 +1099,127 @@ def test_families_are_data():
     for f in M.FAMILIES.values():
         assert f.layout in rope_edu.LAYOUTS and f.rotary in ("head", "fraction", "rotary_dim", "mla"), f.key
     assert not set(M.UNSUPPORTED) & set(M.MODEL_TYPES)
+
+
+def test_layer_rules_are_one_tagged_value_per_family():
+    """Which layers rotate: one ``layers`` value per family, a tag of LAYER_RULES and its arguments, refused
+    when the tag is unknown (the reader names the tags it knows)."""
+    from rope_edu.models.layers import LAYER_RULES, _rule
+
+    used = {}
+    for f in M.FAMILIES.values():
+        if f.layers is not None:
+            rule, args = _rule(f.layers)
+            used.setdefault(f.layers[0], []).append(f.key)
+            while args and isinstance(args[-1], tuple):  # a wrapping rule: its inner rule is a tagged value too
+                used.setdefault(args[-1][0], []).append(f.key)
+                rule, args = _rule(args[-1])
+    assert set(used) == set(LAYER_RULES)  # every rule is used, none is dead
+    assert used["no_window"] == ["cohere2", "cohere2_moe", "exaone4", "exaone_moe", "flint", "kolibri1"]
+    assert used["forced"] == ["cohere2_moe"]
+    bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
+    with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
+        M._read_family(bad, M._Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+                       None, None)
+
+
+def test_published_tables_are_json_rows_with_named_fields(tmp_path, monkeypatch):
+    """The released models live in rope_edu/data/*.json, one object with named fields per row; the Phi-3
+    row's LongRoPE factors are the documented stand-ins; an unknown field is refused with its row's name."""
+    import json
+    from importlib import resources
+
+    from rope_edu.models import published
+
+    for name, table in (("published", M.PUBLISHED), ("published_2025", M.PUBLISHED_2025)):
+        rows = json.loads(resources.files("rope_edu").joinpath("data", f"{name}.json").read_text(encoding="utf-8"))
+        assert [r["name"] for r in rows["models"]] == list(table)
+    scaling = M.PUBLISHED["Phi-3 mini 128K"].config["rope_scaling"]
+    stand_in = published._stand_in_longrope(48)
+    assert scaling["short_factor"] == stand_in["short_factor"] and scaling["long_factor"] == stand_in["long_factor"]
+    with pytest.raises(TypeError):
+        M.PUBLISHED["Llama 2 7B"].config["rope_theta"] = 1.0  # read-only rows
+    fake = tmp_path / "rope_edu" / "data"
+    fake.mkdir(parents=True)
+    (fake / "bad.json").write_text(json.dumps({"models": [{"name": "X", "config": {}, "checkpoint": "half",
+                                                           "trained": 1, "extended": None, "base": 1}]}))
+    monkeypatch.setattr(published.resources, "files", lambda package: tmp_path / "rope_edu")
+    with pytest.raises(ValueError, match=r"bad.json, row 'X': unknown fields \['base'\]"):
+        published._load("bad")
+
+
+@pytest.mark.parametrize("module, config_cls, rotary", [
+    ("hunyuan_v1_dense", "HunYuanDenseV1Config", "HunYuanDenseV1RotaryEmbedding"),
+    ("hunyuan_v1_moe", "HunYuanMoEV1Config", "HunYuanMoEV1RotaryEmbedding"),
+])
+def test_hunyuan_ntk_alpha(module, config_cls, rotary):
+    """Hunyuan's rotary embedding reads rope_type "dynamic" with alpha as a fixed, stretched base
+    rope_theta * alpha**(d / (d - 2)) (its released config.json is written this way); without alpha it is
+    dynamic NTK. The v4 and v5 schemas read alike; without head_dim transformers fails, and rope_spec refuses."""
+    hf = hf_half(module, rotary)
+    for block in ({"type": "dynamic", "alpha": 1000.0, "factor": 1.0},
+                  {"rope_type": "dynamic", "alpha": 50.0, "factor": 2.0, "rope_theta": 50_000.0}):
+        key = "rope_scaling" if "type" in block else "rope_parameters"
+        config = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
+                      **{key: dict(block)})
+        spec = rope_spec(config)
+        assert (spec.scaling, dict(spec.scaling_params)) == ("ntk_alpha", {"alpha": block["alpha"]})
+        assert not spec.depends_on_length and rope_spec(config.to_dict()) == spec
+        base = block.get("rope_theta", 10_000.0) * block["alpha"] ** (64 / 62)
+        np.testing.assert_allclose(spec.inv_freq(), S.scaled_frequencies("default", 64, base)[0], rtol=1e-12)
+        for seq_len in (16, 100):  # past max_position_embeddings the base stays (no dynamic update)
+            assert_same_rotation(spec, hf, config, seq_len)
+    plain = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
+                 rope_scaling={"type": "dynamic", "factor": 2.0})
+    assert rope_spec(plain).scaling == "dynamic"
+    assert_same_rotation(rope_spec(plain), hf, plain, 100)
+    no_head = {"model_type": module, "hidden_size": 128, "num_attention_heads": 2,
+               "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}}
+    with pytest.raises(TypeError):
+        getattr(modeling(module), rotary)(tiny(config_cls, **{k: v for k, v in no_head.items() if k != "model_type"}))
+    with pytest.raises(ValueError, match="missing the field 'head_dim'.*NTK-alpha"):
+        rope_spec(no_head)
+    # a config that states the type itself is refused, as transformers' validation refuses it
+    with pytest.raises(ValueError, match="unknown rope_scaling.rope_type 'ntk_alpha' for model_type 'llama'"):
+        rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
+                   "rope_scaling": {"rope_type": "ntk_alpha", "alpha": 2.0}})
+
+
+def test_cohere2_moe_dense_prefix_forces_rope():
+    """Cohere 2 MoE rotates sliding-window layers only, except its dense prefix layers when
+    prefix_dense_sliding_window_pattern is 1 (the attention's force_rope); the config class builds
+    layer_types and mlp_layer_types from first_k_dense_replace, so a dict with that field alone is refused."""
+    mod = modeling("cohere2_moe")
+    for k, prefix in ((2, 1), (3, 2)):
+        config = tiny("Cohere2MoeConfig", hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                      num_hidden_layers=8, first_k_dense_replace=k, prefix_dense_sliding_window_pattern=prefix)
+        for i in range(8):
+            attn = mod.Cohere2MoeAttention(config, i)
+            code = attn.sliding_window is not None or attn.force_rope
+            assert rope_spec(config, layer=i).uses_rope == rope_spec(config.to_dict(), layer=i).uses_rope == code, (k, i)
+        assert rope_spec(config, layer=1).uses_rope == (prefix == 1)  # a full_attention prefix layer
+    raw = {"model_type": "cohere2_moe", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 8,
+           "sliding_window": 4096, "first_k_dense_replace": 2}
+    with pytest.raises(ValueError, match="states first_k_dense_replace but not mlp_layer_types"):
+        rope_spec(raw, layer=0)
+
+
+def test_mrope_text_positions_per_batch_row():
+    """transformers reads a 2-D position_ids of an M-RoPE model as text ids per batch row, shape (batch, seq):
+    rope_spec does the same (Qwen3.5 against its rotary embedding and apply function); (3, seq) with a batch of
+    3 is ambiguous and refused."""
+    config = tiny("Qwen3_5TextConfig", hidden_size=256, num_attention_heads=2, num_key_value_heads=2, head_dim=256,
+                  num_hidden_layers=4)
+    spec = rope_spec(config, layer=3)
+    mod = modeling("qwen3_5")
+    rope = mod.Qwen3_5TextRotaryEmbedding(config)
+    rng = np.random.default_rng(0)
+    for batch in (2, 4):
+        pos = np.stack([np.arange(7) + 5 * b for b in range(batch)])
+        x = rng.standard_normal((batch, 2, 7, 256)).astype(np.float32)
+        cos, sin = rope(torch.zeros(1), torch.tensor(pos))
+        ref, _ = mod.apply_rotary_pos_emb(torch.tensor(x), torch.tensor(x), cos, sin)
+        np.testing.assert_allclose(spec.apply(x, pos), ref.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(spec.apply(x, pos), spec.apply(x, np.broadcast_to(pos, (3, batch, 7))))
+    with pytest.raises(ValueError, match=r"shape \(3, 7\) with a batch of 3 is ambiguous"):
+        spec.apply(np.zeros((3, 2, 7, 256)), np.zeros((3, 7)))

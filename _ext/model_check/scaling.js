@@ -1,6 +1,6 @@
 // Frequencies and attention factors of RoPE's scaling types: rope_edu.scaling (METHODS, scaled_frequencies
-// and the parameter checks of its _bind) and what rope_edu.models adds (proportional RoPE, YaRN with equal
-// betas), interpreted in JavaScript. Which parameters each method takes comes from the registry.
+// and the parameter checks of its _bind) and what rope_edu.models adds (proportional RoPE, Hunyuan's NTK-alpha, YaRN with
+// equal betas), interpreted in JavaScript. Which parameters each method takes comes from the registry.
 
 import { given, isInteger, isReal, positiveInt, checkChoice, repr, typeError, typeName, valueError } from "./python.js";
 
@@ -157,8 +157,18 @@ function yarnEqualBetas(reg, dim, b, params) {
   return [thetas.map((t, i) => t / factor * (1 - keep[i]) + t * keep[i]), attention];
 }
 
+/** Hunyuan's NTK-alpha: plain RoPE at base b * alpha**(dim / (dim - 2)), at every length. */
+function ntkAlpha(dim, b, alpha) {
+  if (!isReal(alpha) || !Number.isFinite(alpha) || alpha <= 0) {
+    throw valueError(`alpha must be a finite real number > 0 (NTK-alpha stretches the base by alpha**(d / (d - 2))), got ${repr(alpha)}`);
+  }
+  if (dim <= 2) throw valueError(`NTK-alpha divides by d - 2: it needs more than 2 rotated dims, got ${dim}`);
+  return [plainFrequencies(dim, b * alpha ** (dim / (dim - 2))), 1];
+}
+
 export function frequencies(reg, method, dim, b, params, rotatingPairs) {
   if (method === "proportional") return proportional(dim, b, rotatingPairs, params.factor ?? 1);
+  if (method === "ntk_alpha") return ntkAlpha(dim, b, params.alpha);
   if (method === "yarn" && given(params.beta_fast) && params.beta_fast === params.beta_slow) return yarnEqualBetas(reg, dim, b, params);
   return scaledFrequencies(reg, method, dim, b, params);
 }

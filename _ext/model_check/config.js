@@ -1,0 +1,276 @@
+// Reading a configuration: rope_edu/models/config.py in JavaScript (the same functions, camelCased; the
+// scaling types' parameter readers keep their Python names, as the registry names them).
+
+import {
+  valueError, typeError, own, given, isMapping, isReal, truthy, typeName, repr, equal, positiveInt,
+} from "./python.js";
+
+// --- _Config and the field readers ------------------------------------------------------------
+
+export class Config {
+  constructor(data, modelType) {
+    this.data = data;
+    this.modelType = modelType;
+    this.defaults = [];
+  }
+  get(name) { return own(this.data, name); }
+  has(name) { return given(this.get(name)); }
+  require(name, why = "") {
+    const value = this.get(name);
+    if (!given(value)) throw valueError(`the ${repr(this.modelType)} config is missing the field ${repr(name)}${why}`);
+    return value;
+  }
+  default(name, value, source) {
+    if (this.has(name)) return this.get(name);
+    this.defaults.push(`${name} = ${repr(value)} (${source}; the config does not state it)`);
+    return value;
+  }
+  size(name) { return positiveInt(this.require(name), name); }
+}
+
+export function headDim(cfg, hidden = "hidden_size", heads = "num_attention_heads") {
+  if (cfg.has("head_dim")) return positiveInt(cfg.get("head_dim"), "head_dim");
+  return splitHeads(cfg, hidden, heads);
+}
+
+export function splitHeads(cfg, hidden = "hidden_size", heads = "num_attention_heads") {
+  const size = cfg.size(hidden), n = cfg.size(heads);
+  if (size % n) throw valueError(`${hidden} = ${size} is not a multiple of ${heads} = ${n}`);
+  return Math.floor(size / n);
+}
+
+export function renameType(block) {
+  if (Object.prototype.hasOwnProperty.call(block, "type") && !Object.prototype.hasOwnProperty.call(block, "rope_type")) {
+    const { type, ...rest } = block;
+    return { ...rest, rope_type: type };
+  }
+  return block;
+}
+
+export function ropeBlock(cfg) {
+  const blocks = [];
+  for (const name of ["rope_parameters", "rope_scaling"]) {
+    const value = cfg.get(name);
+    if (!given(value)) continue;
+    if (!isMapping(value)) throw typeError(`${name} must be a dict, got ${repr(value)} of type ${typeName(value)}`);
+    blocks.push([name, renameType({ ...value })]);
+  }
+  if (!blocks.length) return [{}, "rope_parameters"];
+  if (blocks.length === 2) {
+    const [[n1, b1], [n2, b2]] = blocks;
+    const clash = Object.keys(b1).filter((k) => Object.prototype.hasOwnProperty.call(b2, k) && !equal(b1[k], b2[k])).sort();
+    if (clash.length) {
+      const values = clash.map((k) => `${n1}.${k} = ${repr(b1[k])} but ${n2}.${k} = ${repr(b2[k])}`).join("; ");
+      throw valueError(`rope_parameters and rope_scaling disagree: ${values}. transformers 5 would keep rope_scaling ` +
+        "only and drop the rest of rope_parameters (its rope_theta included); give one of them");
+    }
+    // no clash, but transformers 5 still keeps rope_scaling alone (transformers 4 never reads rope_parameters)
+    for (const k of Object.keys(b1).filter((k) => !Object.prototype.hasOwnProperty.call(b2, k)).sort()) {
+      cfg.defaults.push(`${n1}.${k} = ${repr(b1[k])} is not read: transformers 5 keeps ${n2} alone when a config ` +
+        `has both (and transformers 4 never reads ${n1})`);
+    }
+    return [b2, n2];
+  }
+  return [blocks[0][1], blocks[0][0]];
+}
+
+function theta(cfg, block, where, keys, dflt, source) {
+  const values = [[`${where}.rope_theta`, own(block, "rope_theta")], ...keys.map((k) => [k, cfg.get(k)])];
+  const name0 = keys.length ? keys[0] : `${where}.rope_theta`;
+  const stated = values.filter(([, v]) => given(v));
+  if (new Set(stated.map(([, v]) => (isReal(v) ? `n${v}` : repr(v)))).size > 1) {
+    throw valueError(`the config states different bases: ${stated.map(([n, v]) => `${n} = ${repr(v)}`).join(", ")}`);
+  }
+  if (stated.length) return base(stated[0][1], stated[0][0]);
+  if (dflt === null) throw valueError(`the ${repr(cfg.modelType)} config is missing the field ${repr(name0)} (the RoPE base)`);
+  cfg.defaults.push(`${name0} = ${repr(dflt)} (${source}; the config does not state it)`);
+  return dflt;
+}
+
+export function base(value, name) {
+  if (!isReal(value)) throw typeError(`${name} must be a real number > 1, got ${repr(value)} of type ${typeName(value)}`);
+  if (!Number.isFinite(value) || value <= 1) throw valueError(`${name} must be a finite real number > 1, got ${value}`);
+  return value;
+}
+
+export function param(block, name, where) {
+  const value = own(block, name);
+  if (!given(value)) {
+    const ropeType = given(own(block, "rope_type")) ? block.rope_type : "default";
+    throw valueError(`${where} of rope_type ${repr(ropeType)} is missing the field ${repr(name)}`);
+  }
+  return value;
+}
+
+function originalLength(cfg, block, where, topLevelFirst = false) {
+  if (topLevelFirst && cfg.has("original_max_position_embeddings")) return cfg.get("original_max_position_embeddings");
+  if (given(own(block, "original_max_position_embeddings"))) return block.original_max_position_embeddings;
+  const value = cfg.require("max_position_embeddings", ` (needed because ${where} does not state ` +
+    "original_max_position_embeddings)");
+  cfg.defaults.push(`${where}.original_max_position_embeddings = max_position_embeddings = ${repr(value)} ` +
+    "(transformers' standardize_rope_params; the config does not state it)");
+  return value;
+}
+
+// --- the scaling types' parameter readers, by their Python names -----------------------------
+
+function _default_params() { return {}; }
+
+function _linear_params(cfg, block, where) { return { factor: param(block, "factor", where) }; }
+
+function _dynamic_params(cfg, block, where) {
+  return {
+    factor: param(block, "factor", where),
+    original_max_position_embeddings: cfg.require("max_position_embeddings",
+      " (dynamic NTK rescales past max_position_embeddings)"),
+  };
+}
+
+function _yarn_params(cfg, block, where, { nested = false } = {}) {
+  const params = { factor: param(block, "factor", where), original_max_position_embeddings: originalLength(cfg, block, where) };
+  for (const [name, dflt] of [["beta_fast", 32], ["beta_slow", 1]]) {
+    if (truthy(own(block, name))) params[name] = block[name];
+    else cfg.defaults.push(`${where}.${name} = ${repr(dflt)}.0 (transformers' YaRN default; the config does not state it)`);
+  }
+  if (nested) {
+    // transformers' YaRN reads truncate from the top level of rope_parameters (see models.py)
+    const outer = cfg.get("rope_parameters");
+    const truncate = isMapping(outer) && block !== outer ? (Object.prototype.hasOwnProperty.call(outer, "truncate") ? outer.truncate : true) : true;
+    if (given(own(block, "truncate")) && !equal(block.truncate, truncate)) {
+      cfg.defaults.push(`${where}.truncate = ${repr(block.truncate)} is not read: transformers' YaRN reads ` +
+        `truncate from the top level of rope_parameters (${repr(truncate)})`);
+    }
+    params.truncate = truncate;
+  } else if (given(own(block, "truncate"))) {
+    params.truncate = block.truncate;
+  } else {
+    cfg.defaults.push(`${where}.truncate = True (transformers' YaRN default; the config does not state it)`);
+  }
+  if (given(own(block, "attention_factor"))) params.attention_factor = block.attention_factor;
+  if (truthy(own(block, "mscale")) && truthy(own(block, "mscale_all_dim"))) {
+    params.mscale = block.mscale;
+    params.mscale_all_dim = block.mscale_all_dim;
+  }
+  return params;
+}
+
+function _llama3_params(cfg, block, where) {
+  return {
+    factor: param(block, "factor", where),
+    low_freq_factor: param(block, "low_freq_factor", where),
+    high_freq_factor: param(block, "high_freq_factor", where),
+    original_max_position_embeddings: originalLength(cfg, block, where),
+  };
+}
+
+function _longrope_params(cfg, block, where, { topLevelFirst = false } = {}) {
+  const original = originalLength(cfg, block, where, topLevelFirst);
+  const asList = (v, name) => {
+    if (!Array.isArray(v)) throw typeError(`${name} must be a sequence of positive real numbers (one per rotated pair), got ${repr(v)}`);
+    return v;
+  };
+  const params = {
+    short_factor: asList(param(block, "short_factor", where), "short_factor"),
+    long_factor: asList(param(block, "long_factor", where), "long_factor"),
+    original_max_position_embeddings: original,
+  };
+  if (given(own(block, "factor"))) {
+    params.factor = block.factor;
+  } else {
+    const mpe = cfg.require("max_position_embeddings", " (LongRoPE's factor is max_position_embeddings / " +
+      `original_max_position_embeddings when ${where} has no factor)`);
+    params.factor = positiveInt(mpe, "max_position_embeddings") / positiveInt(original, "original_max_position_embeddings");
+    cfg.defaults.push(`${where}.factor = max_position_embeddings / original_max_position_embeddings = ${repr(params.factor)} ` +
+      "(transformers' LongRoPE rule; the config does not state it)");
+  }
+  if (given(own(block, "attention_factor"))) params.attention_factor = block.attention_factor;
+  return params;
+}
+
+function _ntk_alpha_params(cfg, block, where) {
+  // Hunyuan: "dynamic" with alpha (see rope_edu/models/config.py)
+  const factor = param(block, "factor", where);
+  cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; " +
+    "without it transformers fails)");
+  cfg.defaults.push(`${where}.factor = ${repr(factor)} is not used: with alpha = ${repr(block.alpha)} the code stretches ` +
+    "the base (NTK-alpha) instead of dynamic NTK");
+  return { alpha: param(block, "alpha", where) };
+}
+
+function _proportional_params(cfg, block) {
+  return given(own(block, "factor")) ? { factor: block.factor } : {};
+}
+
+export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = reg.hf_theta, thetaSource = "transformers' default_theta",
+  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false, retype = null } = {}) {
+  if (block === null) [block, where] = ropeBlock(cfg);
+  const b = theta(cfg, block, where, thetaKeys, defaultTheta, thetaSource);
+  let ropeType;
+  if (!given(own(block, "rope_type"))) {
+    ropeType = "default";
+    if (Object.keys(block).length) cfg.defaults.push(`${where}.rope_type = 'default' (transformers' default; the config does not state it)`);
+  } else {
+    ropeType = block.rope_type;
+  }
+  if (typeof ropeType === "string" && rename && Object.prototype.hasOwnProperty.call(rename, ropeType)) ropeType = rename[ropeType];
+  const reached = new Set();
+  for (const [stated, [name, other]] of Object.entries(retype || {})) {
+    reached.add(other);
+    if (ropeType === stated && truthy(own(block, name))) ropeType = other;  // the code tests rope_parameters.get(name)
+  }
+  const valid = allowed ? [...allowed] : Object.keys(reg.scalings).filter((t) => !reg.retyped_only.includes(t) || reached.has(t));
+  if (typeof ropeType !== "string" || !valid.includes(ropeType)) {
+    throw valueError(`unknown ${where}.rope_type ${repr(ropeType)} for model_type ${repr(cfg.modelType)}; ` +
+      `expected one of ${valid.map(repr).join(", ")}`);
+  }
+  const [method, reader] = reg.scalings[ropeType];
+  if (!Object.prototype.hasOwnProperty.call(PARAMS, reader)) {
+    throw new Error(`the registry names a parameter reader ${reader} that this interpreter does not implement`);
+  }
+  const params = PARAMS[reader](cfg, block, where, { topLevelFirst: topLevelOriginal, nested });
+  return { base: b, method, params, where, block: { ...block } };
+}
+
+export function fraction(cfg, rope, names, dflt, source) {
+  const stated = [];
+  for (const name of names) {
+    for (const [value, label] of [[own(rope.block, name), `${rope.where}.${name}`], [cfg.get(name), name]]) {
+      if (!given(value)) continue;
+      if (!isReal(value)) throw typeError(`${label} must be a real number in (0, 1], got ${repr(value)}`);
+      if (!(value > 0 && value <= 1)) throw valueError(`${label} must be a real number in (0, 1] (the rotated fraction of a head), got ${value}`);
+      stated.push([value, label]);
+    }
+  }
+  if (new Set(stated.map(([v]) => v)).size > 1) {
+    throw valueError("the config states different rotated fractions: " + stated.map(([v, l]) => `${l} = ${repr(v)}`).join(", "));
+  }
+  if (stated.length) return stated[0];
+  if (dflt === null) throw valueError(`the ${repr(cfg.modelType)} config is missing the field ${repr(names[0])}`);
+  if (dflt !== 1) cfg.defaults.push(`${names[0]} = ${repr(dflt)} (${source}; the config does not state it)`);
+  return [dflt, names[0]];
+}
+
+export function rotated(dim, frac, label) {
+  const dims = Math.trunc(dim * frac);
+  if (dims <= 0 || dims % 2) {
+    throw valueError(`${label} = ${frac} gives int(${dim} * ${frac}) = ${dims} rotated dims; ` +
+      "RoPE rotates pairs, so this must be a positive even number");
+  }
+  return dims;
+}
+
+export function noPartial(cfg, rope) {
+  for (const [value, label] of [[own(rope.block, "partial_rotary_factor"), `${rope.where}.partial_rotary_factor`],
+    [cfg.get("partial_rotary_factor"), "partial_rotary_factor"]]) {
+    if (given(value) && value !== 1) {
+      throw valueError(`${label} = ${repr(value)}, but ${repr(cfg.modelType)} code rotates the whole head ` +
+        "(its default rotary embedding ignores partial_rotary_factor while its scaled ones do not)");
+    }
+  }
+}
+
+/** The scaling types' parameter readers, by their Python names (rope_edu.models.config._SCALINGS). */
+export const PARAMS = {
+  _default_params, _linear_params, _dynamic_params, _yarn_params, _llama3_params, _longrope_params, _proportional_params,
+  _ntk_alpha_params,
+};

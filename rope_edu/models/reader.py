@@ -1,0 +1,439 @@
+"""The standard reader: a configuration and a family's row -> the ingredients of a RopeSpec.
+
+:func:`_read_family` reads any row of :data:`~rope_edu.models.registry.FAMILIES` that names no
+``read`` of its own: which layers the selection covers and whether they rotate (:mod:`.layers`),
+their RoPE parameters (:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
+what the family's attention adds (the ``extra`` functions below). GPT-J/CodeGen and MiniMind have
+readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter implements each
+function here under the same name (``_ext/model_check/reader.js``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from ..multidim import mrope_axes
+from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _read_rope, _Rope,
+                     _rope_block, _rotated, _split_heads)
+from .family import Family
+from .layers import (_LOCAL_GLOBAL, NOT_ATTENTION, _select_layer, known_types, layer_types, no_rope_reason, per_layer,
+                     rule_state, type_names)
+
+
+#: The key of a layer outside a family's ``scaling_layers`` (:func:`_layer_kind`, :func:`_rope_for`).
+_UNSCALED = "unscaled"
+
+
+def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> list[str]:
+    """The keys ``rope_parameters`` is nested under (layer types), or [] for a flat dict."""
+    if not isinstance(block, Mapping):
+        return []
+    labels = (set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rope_types or ())
+              | set((family.rope_keys or {}).values()) | set(type_names(family)))
+    return [k for k, v in block.items() if k in labels and (v is None or isinstance(v, Mapping))]
+
+
+def _layer_kind(family: Family, cfg: _Config, nested: list[str], state: Any, index: int | None,
+                layer_type: str | None) -> tuple[bool, str | None, str]:
+    """(uses RoPE, the key of its RoPE parameters, why not) for one layer (or one layer type)."""
+    if layer_type in NOT_ATTENTION:
+        return False, None, f"a {layer_type!r} layer has no attention, so no RoPE"
+    why = no_rope_reason(family, cfg, state, index, layer_type)
+    if why is not None:
+        return False, None, why
+    if family.scaling_layers is not None and index is not None and not nested:
+        listed = cfg.data.get(family.scaling_layers)
+        if listed is not None and index not in listed:
+            return True, _UNSCALED, ""
+    if nested:
+        block = cfg.data["rope_parameters"]
+        if family.rope_keys is not None:
+            layer_type = family.rope_keys.get(layer_type, family.rope_keys.get("*"))  # type: ignore[arg-type]
+        if layer_type not in block:
+            raise ValueError(f"rope_parameters is nested by layer type ({', '.join(map(repr, nested))}) but has no "
+                             f"entry for {layer_type!r}")
+        if block[layer_type] is None:
+            return False, None, f"rope_parameters[{layer_type!r}] is null: those layers use no RoPE"
+        return True, layer_type, ""
+    if family.local_theta is not None or family.flat_types is not None:
+        return True, layer_type, ""
+    return True, None, ""
+
+
+def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where: str, key: str | None) -> None:
+    """A base in a field the config class drops: an error beside a different stated base, else a note."""
+    for name in family.ignored_theta:
+        if not cfg.has(name):
+            continue
+        value = cfg.data[name]
+        if block.get("rope_theta") is not None:
+            if _base(value, name) != _base(block["rope_theta"], f"{where}.rope_theta"):
+                raise ValueError(f"the config states different bases: {where}.rope_theta = {block['rope_theta']!r}, "
+                                 f"{name} = {value!r} (transformers 5 keeps the first and drops {name})")
+            continue
+        default = family.theta_default(key)
+        if _base(value, name) != default:
+            cfg.defaults.append(f"{name} = {value!r} is ignored: {family.label}'s config class drops that keyword and "
+                                f"keeps its default base {default!r}, which its code then uses")
+
+
+def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
+    """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
+    common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
+                  retype=family.retype)
+    source = f"{family.label} config default_theta"
+    if key == _UNSCALED:
+        # a layer the family's scaling_layers leaves out: the same base, no scaling (Molmo 2's unscaled rotary module)
+        rope = _rope_for(family, cfg, None, nested)
+        return _Rope(rope.base, "default", {}, f"(not in {family.scaling_layers})", {**rope.block, "rope_type": "default"})
+    if nested:
+        where = f"rope_parameters[{key!r}]"
+        block = cfg.data["rope_parameters"][key]
+        if not isinstance(block, Mapping):
+            raise TypeError(f"{where} must be a dict, got {block!r}")
+        block = dict(block)
+        if "type" in block and "rope_type" not in block:
+            block["rope_type"] = block.pop("type")
+        # v4 names for the same values must agree with the nested ones
+        keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
+        if family.local_theta is not None and key == family.local_theta[1]:
+            keys = (family.local_theta[0],)
+        elif family.flat_types is not None and key not in family.flat_types:
+            keys = ()  # a v4 rope_theta does not reach these layers (see flat_types)
+        _dropped_theta(family, cfg, block, where, key)
+        rope = _read_rope(cfg, theta_keys=keys, block=block, where=where, default_theta=family.theta_default(key),
+                          theta_source=source, nested=True, **common)
+        return rope
+    if family.local_theta is not None and key == family.local_theta[1]:
+        # config.json as written by transformers 4: rope_theta and rope_scaling belong to the other
+        # layers; these use plain RoPE with their own base
+        return _read_rope(cfg, theta_keys=(family.local_theta[0],), block={"rope_type": "default"},
+                          where=f"({key} layers)", default_theta=family.theta_default(key), theta_source=source)
+    if family.flat_types is not None and key is not None and key not in family.flat_types:
+        # the config class gives these layers plain RoPE at its default base, whatever rope_theta says
+        base = family.theta_default(key)
+        stated = [k for k in family.theta_keys if cfg.has(k)]
+        note = (f" (it ignores {stated[0]} = {cfg.data[stated[0]]!r} for them)" if stated
+                and float(cfg.data[stated[0]]) != base else "")
+        cfg.defaults.append(f"{key} layers: rope_theta = {base!r}, no scaling ({family.label} config class; a flat "
+                            f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
+        return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
+    block, where = _rope_block(cfg)
+    _dropped_theta(family, cfg, block, where, key)
+    if family.flat_types is not None and key is not None:
+        # the config class nests a v4 flat block under these layer types (OLMo 3): read it as nested
+        keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
+        return _read_rope(cfg, theta_keys=keys, block=block, where=where,
+                          default_theta=family.theta_default(key), theta_source=source, nested=True, **common)
+    if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
+        cfg.defaults.append(f"rope_parameters = {dict(family.default_block)!r} ({family.label} config default; "
+                            "the config does not state it)")
+        block = {**family.default_block, **block}
+    keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
+    return _read_rope(cfg, theta_keys=keys, block=block, where=where,
+                      default_theta=family.theta_default(key), theta_source=source, **common)
+
+
+def _head_size(family: Family, cfg: _Config) -> int:
+    if family.head == "split":
+        return _split_heads(cfg)
+    if family.head != "head_dim":
+        return cfg.size(family.head)
+    if family.head_default is not None and "head_dim" not in cfg.data:
+        # the config class's default, not hidden_size // num_attention_heads (Gemma 3 4B: 256, not 320)
+        value = cfg.default("head_dim", family.head_default, f"{family.label} config class default")
+        return _positive_int(value, "head_dim")
+    return _head_dim(cfg)
+
+
+def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
+    """head_dim, rotary_dim, rotary_offset (and the proportional fields) from the family's rule."""
+    if family.rotary == "mla":
+        # the rotary part is qk_rope_head_dim (a config's partial_rotary_factor, where it states one, is
+        # qk_rope_head_dim over the whole query head; DeepseekV3Config sets head_dim to the rotary part)
+        rope_dim, nope_dim = cfg.size("qk_rope_head_dim"), cfg.size("qk_nope_head_dim")
+        return dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim)
+    head_dim = _head_size(family, cfg)
+    if family.rotary == "head":
+        _no_partial(cfg, rope)
+        return dict(head_dim=head_dim, rotary_dim=head_dim)
+    if family.rotary == "rotary_dim":
+        rotary_dim = _positive_int(cfg.require("rotary_dim"), "rotary_dim")
+        if rotary_dim % 2 or rotary_dim > head_dim:
+            raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
+        return dict(head_dim=head_dim, rotary_dim=rotary_dim)
+    fraction, label = _fraction(cfg, rope, family.fraction_keys, family.default_fraction,
+                                f"{family.label} config default")
+    if family.rotary_dim_key is not None and cfg.has(family.rotary_dim_key):
+        legacy = _positive_int(cfg.data[family.rotary_dim_key], family.rotary_dim_key)
+        stated = label in cfg.data or label.startswith(rope.where)
+        if stated and int(head_dim * fraction) != legacy:
+            raise ValueError(f"the config states {family.rotary_dim_key} = {legacy} and {label} = {fraction} "
+                             f"(= {int(head_dim * fraction)} of head_dim {head_dim} dims); they must agree")
+        cfg.defaults[:] = [d for d in cfg.defaults if not d.startswith(f"{label} = ")]
+        fraction, label = legacy / head_dim, family.rotary_dim_key
+    if rope.method == "proportional":
+        # Gemma 4's global layers: the table covers the whole head (pairs (i, i + head_dim/2)); the
+        # first int(fraction * head_dim) // 2 pairs turn at base**(-2i/head_dim), the others not at all
+        pairs = int(fraction * head_dim // 2)
+        if pairs <= 0:
+            raise ValueError(f"{label} = {fraction} leaves no rotating pair in a head of {head_dim}")
+        return dict(head_dim=head_dim, rotary_dim=head_dim, rotating_pairs=pairs)
+    rotary_dim = _rotated(head_dim, fraction, label)
+    return dict(head_dim=head_dim, rotary_dim=rotary_dim,
+                rotary_offset=head_dim - rotary_dim if family.rotary_at == "end" else 0)
+
+
+def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str | None) -> tuple[_Rope, dict[str, Any]]:
+    """A layer without RoPE: the RoPE the config states for it or, where it states none, the config
+    class's default (:meth:`RopeSpec.apply` leaves such a layer alone; the rest is for reference)."""
+    if nested:
+        if family.rope_keys is not None:
+            layer_type = family.rope_keys.get(layer_type, family.rope_keys.get("*"))  # type: ignore[arg-type]
+        key = layer_type if cfg.data["rope_parameters"].get(layer_type) is not None else None
+    else:
+        key = layer_type if (family.local_theta or family.flat_types) else None
+    if not nested or key is not None:
+        rope = _rope_for(family, cfg, key, nested)
+        return rope, _rotary_part(family, cfg, rope)
+    rope = _Rope(family.theta_default(layer_type), "default", {}, "(no RoPE)", {})
+    if family.rotary == "mla":
+        nope_dim, rope_dim = cfg.size("qk_nope_head_dim"), cfg.size("qk_rope_head_dim")
+        return rope, dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim)
+    head_dim = _head_size(family, cfg)
+    return rope, dict(head_dim=head_dim, rotary_dim=head_dim)
+
+
+def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+    """The standard reader: a configuration and a family's data -> RopeSpec ingredients."""
+    types = layer_types(family, cfg, layer is not None)
+    layer_type, layer = _select_layer(cfg, layer_type, layer, types, known=known_types(family))
+    nested = _nested_keys(family, cfg.data.get("rope_parameters"), types)
+    if family.nested_only and not nested:
+        raise ValueError(
+            f"the {cfg.model_type!r} config has no rope_parameters nested by layer type; {family.label}'s config "
+            "class fills in per-layer-type defaults (base, scaling, rotated fraction) that rope_spec does not guess: "
+            "pass the config object or its to_dict()"
+        )
+    state = rule_state(family, cfg)
+    per_type = bool(nested) or family.local_theta is not None or family.flat_types is not None
+    # the layers the selection covers, and what each does
+    if (types is None and layer is None and (per_layer(family) or family.scaling_layers is not None)
+            and cfg.has("num_hidden_layers")):
+        types = [None] * cfg.size("num_hidden_layers")  # type: ignore[list-item]
+    if layer is not None:
+        chosen = [(layer, layer_type)]
+    elif types is not None:
+        chosen = [(i, t) for i, t in enumerate(types) if layer_type is None or t == layer_type]
+    else:
+        chosen = [(None, layer_type)]
+    kinds = {}
+    for i, t in chosen:
+        if (per_type or family.rope_types is not None) and t is None:
+            raise ValueError(
+                f"layer_type is required for {family.label}: its layer types use different RoPE settings and this "
+                f"config lists no layer_types; pass layer_type=... ({', '.join(map(repr, nested or _LOCAL_GLOBAL))}) "
+                "or layer=index"
+            )
+        kinds.setdefault(_layer_kind(family, cfg, nested, state, i, t), []).append(i)
+    if len(kinds) > 1:
+        where = "; ".join(f"layers {idx if len(idx) < 9 else str(idx[:8])[:-1] + ', ...]'}: "
+                          + (f"RoPE ({key})" if uses and key else "RoPE" if uses else "no RoPE")
+                          for (uses, key, _), idx in kinds.items())
+        raise ValueError(
+            f"layers of this {cfg.model_type!r} config differ ({where}); pass layer=index "
+            + ("or layer_type=..." if types is not None else "") + " to choose one (layer_type is required when "
+            "the layer types differ)"
+        )
+    (uses_rope, key, why), = kinds
+    cfg = _overlay(_type_head(family, cfg, chosen), [i for i, _ in chosen])
+    if uses_rope:
+        rope = _rope_for(family, cfg, key, nested)
+        parts = _rotary_part(family, cfg, rope)
+    else:
+        rope, parts = _nope_parts(family, cfg, nested, layer_type)
+        parts["no_rope_reason"] = why
+    layout, output = family.layout, family.output_layout
+    if family.interleave is not None:
+        name, default = family.interleave
+        flag = cfg.default(name, default, f"{family.label} config default")
+        layout, output = ("interleaved", "half") if flag else ("half", "half")
+    parts.update(layout=layout, output_layout=output or layout, rope=rope, qk_norm=family.qk_norm,
+                 layer_type=layer_type, layer=layer, uses_rope=uses_rope)
+    if family.mrope is not None and uses_rope:
+        assignment, default_section = family.mrope
+        section = rope.block.get("mrope_section")
+        if section is None:
+            section = default_section
+            cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
+                                "embedding default; the config does not state it)")
+        if mrope_axes(section, assignment=assignment).size != parts["rotary_dim"] // 2:
+            raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to "
+                             f"rotary_dim // 2 = {parts['rotary_dim'] // 2}")
+        parts.update(mrope_section=tuple(int(v) for v in section), mrope_assignment=assignment)
+    if family.clockwise:
+        parts["clockwise"] = True
+    if family.layer_notes and layer_type in family.layer_notes:
+        parts["note"] = family.layer_notes[layer_type]
+    if family.extra is not None:
+        parts.update(family.extra(cfg, parts))
+    return parts
+
+
+def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str | None]]) -> _Config:
+    """The per-layer ``head_dim`` a config class builds for some layer types (:attr:`Family.type_head`:
+    Gemma 4's ``global_head_dim`` for ``full_attention`` layers), where the config has no
+    ``per_layer_config`` of its own (a config.json as released)."""
+    if family.type_head is None or cfg.data.get("per_layer_config") is not None:
+        return cfg
+    types = {t for _, t in chosen}
+    hit = types & set(family.type_head)
+    if not hit:
+        return cfg
+    if len(types) > 1:
+        raise ValueError(f"the selected layers of this {cfg.model_type!r} config have different head sizes "
+                         f"({', '.join(sorted(map(str, types)))}); pass layer=index or layer_type=...")
+    (layer_type,) = hit
+    name, default = family.type_head[layer_type]
+    value = _positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
+    out = _Config({**cfg.data, "head_dim": value}, cfg.model_type)
+    out.defaults = cfg.defaults
+    return out
+
+
+def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
+    """``per_layer_config`` (transformers 5: per-layer overrides such as Gemma 4's global ``head_dim``)
+    applied for the selected layers, which must agree."""
+    table = cfg.data.get("per_layer_config")
+    if not table or layers == [None]:
+        return cfg
+    if not isinstance(table, Mapping):
+        raise TypeError(f"per_layer_config must be a dict of per-layer overrides, got {table!r}")
+    found = [dict(table.get(str(i), table.get(i)) or {}) for i in layers if i is not None]
+    if any(f != found[0] for f in found):
+        raise ValueError("per_layer_config gives the selected layers different settings; pass layer=index")
+    if not found[0]:
+        return cfg
+    out = _Config({**cfg.data, **found[0]}, cfg.model_type)
+    out.defaults = cfg.defaults
+    return out
+
+
+# --- what some attention layers add (shared rules) -------------------------------------------------
+
+
+def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """Llama 4: L2 QK-norm after RoPE (RoPE layers); NoPE layers scale queries by a temperature."""
+    qk = bool(cfg.default("use_qk_norm", True, "Llama4TextConfig default"))
+    out: dict[str, Any] = {"qk_norm": "after_rope" if (qk and parts["uses_rope"]) else "none"}
+    if not parts["uses_rope"] and cfg.default("attn_temperature_tuning", True, "Llama4TextConfig default"):
+        out["temperature_tuning"] = (float(cfg.default("floor_scale", 8192, "Llama4TextConfig default")),
+                                     float(cfg.default("attn_scale", 0.1, "Llama4TextConfig default")))
+    return out
+
+
+def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """DeepSeek-style attention: ``scaling = qk_head_dim**-0.5 * mscale(factor, mscale_all_dim)**2``
+    whenever ``rope_type`` is not "default" and ``mscale_all_dim`` is set (1 for factor <= 1)."""
+    rope: _Rope = parts["rope"]
+    all_dim = rope.block.get("mscale_all_dim")
+    if not parts["uses_rope"] or rope.method == "default" or not all_dim:
+        return {}
+    factor = float(_param(rope.block, "factor", rope.where))
+    m = 1.0 if factor <= 1 else 0.1 * float(all_dim) * math.log(factor) + 1.0
+    return {"softmax_scale_factor": m * m}
+
+
+def _query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """Ministral 3 / Mistral 4: after RoPE, queries are multiplied by
+    ``1 + llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))``."""
+    rope: _Rope = parts["rope"]
+    if not parts["uses_rope"]:
+        return {}
+    beta = rope.block.get("llama_4_scaling_beta")
+    if beta is None:
+        raise ValueError(f"{rope.where} has no llama_4_scaling_beta, which {cfg.model_type!r} attention multiplies "
+                         "into its query scale (transformers fails without it)")
+    length = rope.block.get("original_max_position_embeddings")
+    if length is None:
+        length = cfg.require("original_max_position_embeddings", " (the query scale's length)")
+    return {"query_scale": (float(_positive_int(length, "original_max_position_embeddings")), float(beta))}
+
+
+def _mla_query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    return {**_mla_softmax_extra(cfg, parts), **_query_scale_extra(cfg, parts)}
+
+
+# --- family readers for code outside the standard rules ----------------------------------------
+
+
+def _read_gptj(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+    layer_type, layer = _select_layer(cfg, layer_type, layer, None)
+    for name in ("rope_theta", "rope_scaling", "rope_parameters"):
+        if cfg.has(name):
+            raise ValueError(f"{name} is set, but GPT-J's code has no such field: its base is fixed at 10000 "
+                             "and it has no scaling")
+    hidden = "n_embd" if cfg.has("n_embd") else "hidden_size"
+    heads = "n_head" if cfg.has("n_head") else "num_attention_heads"
+    head_dim = _split_heads(cfg, hidden, heads)
+    if "rotary_dim" in cfg.data and cfg.data["rotary_dim"] is None:
+        raise ValueError("rotary_dim is None: GPT-J's code then builds its table over the whole hidden size "
+                         "(n_embd), which only fits a single head; give rotary_dim")
+    rotary_dim = _positive_int(cfg.default("rotary_dim", 64, "GPTJConfig default"), "rotary_dim")
+    if rotary_dim % 2 or rotary_dim > head_dim:
+        raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
+    positions = cfg.data.get("n_positions", cfg.data.get("max_position_embeddings"))
+    if positions is None:
+        positions = cfg.default("n_positions", 2048, "GPTJConfig default")
+    rope = _Rope(10000.0, "default", {}, "(fixed in GPT-J's code)", {})
+    return dict(head_dim=head_dim, rotary_dim=rotary_dim, layout="interleaved", rope=rope,
+                max_positions=_positive_int(positions, "n_positions"), layer_type=layer_type, layer=layer)
+
+
+def _read_minimind(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+    if layer_type is not None or layer is not None:
+        _select_layer(cfg, layer_type, layer, None)
+    for old in ("dim", "n_heads"):
+        if cfg.has(old) and not cfg.has("hidden_size"):
+            raise ValueError(
+                f"field {old!r}: this looks like the older MiniMind LMConfig (dim, n_heads), whose code rotates "
+                "interleaved pairs with a fixed base; rope_spec reads the MiniMindConfig of model_minimind.py "
+                "(hidden_size, num_attention_heads, rope_theta)"
+            )
+    head_dim = _head_dim(cfg)  # MiniMindConfig: head_dim, else hidden_size // num_attention_heads
+    base = _base(cfg.require("rope_theta", " (MiniMind is not in transformers: no documented default)"),
+                 "rope_theta")
+    scaling = cfg.data.get("rope_scaling")
+    if scaling is None and cfg.data.get("inference_rope_scaling"):
+        raise ValueError("inference_rope_scaling is true but the config has no rope_scaling dict")
+    if scaling is None:
+        rope = _Rope(base, "default", {}, "rope_scaling", {})
+    else:
+        rope = _minimind_yarn(cfg, dict(scaling), base, head_dim)
+    return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, qk_norm="before_rope")
+
+
+def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -> _Rope:
+    where = "rope_scaling"
+    kind = block.get("type", block.get("rope_type"))
+    if kind != "yarn":
+        raise ValueError(f"unknown rope_scaling.type {kind!r} for MiniMind; its code implements only 'yarn'")
+    # MiniMind's own YaRN: every field stated (its code's defaults differ from transformers', e.g. its
+    # attention_factor defaults to 1.0), applied only when max_position_embeddings exceeds the original.
+    names = ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor")
+    params = {name: _param(block, name, where) for name in names}
+    if cfg.size("max_position_embeddings") <= _positive_int(params["original_max_position_embeddings"],
+                                                            "rope_scaling.original_max_position_embeddings"):
+        return _Rope(base, "default", {}, where, block)
+    # MiniMind clips the ramp's end at pair dim//2 - 1, transformers (and rope_edu.scaling) at dim - 1;
+    # they agree when the unclipped end index lies in [0, dim//2 - 1]. Refuse rather than differ.
+    original = params["original_max_position_embeddings"]
+    end = math.ceil(dim * math.log(original / (float(params["beta_slow"]) * 2 * math.pi)) / (2 * math.log(base)))
+    if not 0 <= end <= dim // 2 - 1:
+        raise ValueError(
+            f"rope_scaling.beta_slow = {params['beta_slow']}: MiniMind's YaRN ramp would end at pair {end}, outside "
+            f"[0, {dim // 2 - 1}], where its clipping differs from transformers'; not supported"
+        )
+    params["truncate"] = True
+    return _Rope(base, "yarn", params, where, block)
