@@ -287,8 +287,8 @@ WHEEL_FOLDER = "wheels"
 PLACEHOLDER = re.compile(r'<div class="rope-fig rope-fig-static" data-figure="(?P<name>[^"]+)"[^>]*?aria-label="(?P<label>[^"]*)"')
 #: Cells whose outputs the book does not show, so neither does the reader notebook.
 NO_OUTPUT_TAGS = {"remove-output", "remove-cell"}
-FIGURE_CAPTION = ("*A still picture of the interactive figure, as it opens. Run this cell to move it: "
-                  "its controls then redraw it.*")
+FIGURE_CAPTION = ("*Below, a still picture of the interactive figure as it opens. Run this cell to move "
+                  "it: its controls then redraw it.*")
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
@@ -358,13 +358,14 @@ def _shows_outputs(cell: dict) -> bool:
 
 
 def figure_outputs(png: bytes, width: int, label: str) -> list[dict]:
-    """A figure's picture and the line that says it is one."""
+    """The line that says the figure is a picture (first: read before anyone tries its controls),
+    then the picture."""
     return [
+        {"output_type": "display_data", "metadata": {},
+         "data": {"text/markdown": [FIGURE_CAPTION], "text/plain": [FIGURE_CAPTION.strip("*")]}},
         {"output_type": "display_data", "metadata": {"image/png": {"width": width}},
          "data": {"image/png": base64.b64encode(png).decode("ascii"),
                   "text/plain": [f"<still picture of the figure: {label}>"]}},
-        {"output_type": "display_data", "metadata": {},
-         "data": {"text/markdown": [FIGURE_CAPTION], "text/plain": [FIGURE_CAPTION.strip("*")]}},
     ]
 
 

@@ -294,8 +294,9 @@ def _plot(output: dict):
 
 
 def _is_picture(outputs: list, i: int) -> bool:
-    return ("image/png" in outputs[i].get("data", {}) and i + 1 < len(outputs)
-            and CAPTION in "".join(outputs[i + 1].get("data", {}).get("text/markdown", "")))
+    """Output ``i`` is a figure's picture: a PNG after the line that says to run the cell."""
+    return ("image/png" in outputs[i].get("data", {}) and i > 0
+            and CAPTION in "".join(outputs[i - 1].get("data", {}).get("text/markdown", "")))
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
@@ -317,14 +318,14 @@ def test_outputs_of_the_book_build(built_book, chapter):
         expected = []
         for output in done["outputs"]:
             if "rope-fig-static" in "".join(output.get("data", {}).get("text/html", "")):
-                expected += ["figure", "caption"]
+                expected += ["caption", "figure"]
             else:
                 expected.append(_plot(output))
         got = []
         j = 0
         while j < len(cell["outputs"]):
-            if _is_picture(cell["outputs"], j):
-                got += ["figure", "caption"]
+            if j + 1 < len(cell["outputs"]) and _is_picture(cell["outputs"], j + 1):
+                got += ["caption", "figure"]
                 j += 2
             else:
                 assert "image/svg+xml" not in cell["outputs"][j].get("data", {}), (
