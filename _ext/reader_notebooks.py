@@ -284,7 +284,8 @@ SETUP_COMMENT = """\
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "rope_edu")
 WHEEL_FOLDER = "wheels"
 #: A figure's placeholder in the book build's outputs (rope_edu.widgets.Figure.html).
-PLACEHOLDER = re.compile(r'<div class="rope-fig rope-fig-static" data-figure="(?P<name>[^"]+)"[^>]*?aria-label="(?P<label>[^"]*)"')
+PLACEHOLDER = re.compile(r'<div class="rope-fig rope-fig-static" data-figure="(?P<name>[^"]+)"'
+                         r'[^>]*?aria-label="(?P<label>[^"]*)"')
 #: Cells whose outputs the book does not show, so neither does the reader notebook.
 NO_OUTPUT_TAGS = {"remove-output", "remove-cell"}
 FIGURE_CAPTION = ("*Below, a still picture of the interactive figure as it opens. Run this cell to move "
@@ -440,7 +441,8 @@ def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None =
             cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True  # folded, as in the book
         cells.append(cell)
     # the chapter's title first, then the set-up cell
-    setup = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and _text(c["source"]).startswith((SETUP_MARKER, SETUP_TITLE))]
+    setup = [i for i, c in enumerate(cells)
+             if c["cell_type"] == "code" and _text(c["source"]).startswith((SETUP_MARKER, SETUP_TITLE))]
     title = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown"), None)
     if setup and title is not None and setup[0] < title:
         if not _text(cells[title]["source"]).startswith("# "):
@@ -553,7 +555,8 @@ def _small_png(png: bytes) -> bytes:
     image = Image.open(io.BytesIO(png)).convert("RGB")
     out = io.BytesIO()
     # the octree quantizer: a fifth of median cut's time, and smaller files of the same look here
-    image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE).save(out, "PNG", compress_level=9)
+    small = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    small.save(out, "PNG", compress_level=9)
     return out.getvalue()
 
 
@@ -627,7 +630,8 @@ def _take_pictures(app, wanted, svgs, todo, keys, cache, pictures) -> None:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
             context = browser.new_context(viewport=VIEWPORT, device_scale_factor=PIXEL_RATIO,
                                           reduced_motion="reduce", color_scheme="light")
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+            context.route("**/*", lambda route: (route.continue_() if route.request.url.startswith(base)
+                                                 else route.abort()))  # no other host
             for docname, figures in wanted.items():
                 ks = [k for k in range(len(figures)) if (docname, k) in todo]
                 if not ks:
@@ -642,7 +646,8 @@ def _take_pictures(app, wanted, svgs, todo, keys, cache, pictures) -> None:
                                            " { position: static !important; }")
                 page.evaluate("() => document.fonts.ready.then(() => true)")
                 hosts = page.locator(".rope-fig-static")
-                names = hosts.evaluate_all("els => els.map(e => [e.dataset.figure, e.classList.contains('rope-fig-error')])")
+                names = hosts.evaluate_all(
+                    "els => els.map(e => [e.dataset.figure, e.classList.contains('rope-fig-error')])")
                 if [n for n, _ in names] != [name for name, _ in figures]:
                     raise RuntimeError(f"{docname}: the page shows figures {[n for n, _ in names]}, "
                                        f"the executed notebook {[name for name, _ in figures]}")
@@ -714,8 +719,8 @@ def write_reader_notebooks(app: Sphinx, exception: Exception | None) -> None:
             fixed = re.sub(r'https://colab\.research\.google\.com/github/[^"]+?/' + re.escape(docname) + r"\.ipynb",
                            lambda m: published.colab(path), html)
             if binderhub:
-                fixed = re.sub(re.escape(binderhub) + r'/v2/gh/[^"?]+\?urlpath=(?P<ui>[a-z/]+?)/' + re.escape(docname) + r"\.ipynb",
-                               lambda m: published.binder(binderhub, m["ui"], path), fixed)
+                binder = re.escape(binderhub) + r'/v2/gh/[^"?]+\?urlpath=(?P<ui>[a-z/]+?)/' + re.escape(docname) + r"\.ipynb"
+                fixed = re.sub(binder, lambda m: published.binder(binderhub, m["ui"], path), fixed)
             if fixed != html:
                 page.write_text(fixed, encoding="utf-8")
 

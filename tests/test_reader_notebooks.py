@@ -146,7 +146,8 @@ def test_buttons_open_the_reader_notebooks(built_book):
         assert (f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/_sources/notebooks/{chapter.name}"
                 in html)
         binder = re.findall(r'href="(https://mybinder\.org/[^"]+)"', html)
-        assert binder == [f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}?urlpath=lab/tree/_sources/notebooks/{chapter.name}"], binder
+        expected = f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}?urlpath=lab/tree/_sources/notebooks/{chapter.name}"
+        assert binder == [expected], binder
 
 
 def test_binder_opens_reader_notebooks_without_myst(built_book):
