@@ -12,18 +12,49 @@ CommonMark, HTML and MathJax, with the numbers and links of the built site:
 * labelled display equations carry ``\\tag{n}``; label targets and directive options are gone.
 
 The copy replaces ``_sources/<page>.ipynb`` in the site, which is what the page's download button
-serves, and each page's Colab button opens that published copy (``reader_notebooks_branch`` of
-the repository, where the built site is published; see README, "Publishing").
+serves; each page's Colab and Binder buttons open that published copy (``reader_notebooks_branch``
+of the repository, where the built site is published; see README, "Publishing"). So that a reader
+sees the results before running anything, and runs the code the results came from:
+
+* the notebook opens with the chapter's first Markdown cell (its ``# Title``), then the set-up cell,
+  folded; the set-up cell installs ``rope_edu`` from the wheel this build publishes beside the
+  notebooks (``wheels/``), at the same repository and branch as the Colab link: one setting,
+  ``reader_notebooks_branch``, for both;
+* code cells carry the book build's outputs (text, tables, plots), taken from the jupyter-cache
+  the build executed the chapters into; each interactive figure's placeholder becomes a PNG of the
+  figure as the site draws it in its default state (Chromium, at the site's desktop width, cached
+  by what it depends on) and a line saying to run the cell to move it; each SVG plot becomes a PNG
+  too (JupyterLab shows no SVG output of a notebook it does not trust); a solution's outputs are
+  left out (the solution is folded), as are those of cells the book removes;
+* the site also gets ``binder/requirements.txt``, Binder's environment for the published branch:
+  the repository's ``binder/requirements.txt`` with the package taken from that same wheel.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import html as _html
+import http.server
+import io
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
 from pathlib import Path, PurePosixPath
 from typing import Callable
+from urllib.parse import urlparse
 
 from sphinx.application import Sphinx
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
 
 PROOF_TYPES = {"theorem", "lemma", "corollary", "proposition", "definition", "remark", "example", "conjecture"}
 ROLE = re.compile(r"\{(?P<role>[a-z]+(?::[a-z]+)?)\}`(?P<body>[^`]+)`")
@@ -238,13 +269,148 @@ def lower_directives(text: str, docname: str, r: Resolver, state: dict) -> str:
     return "\n".join(out)
 
 
-def reader_notebook(nb: dict, docname: str, r: Resolver) -> dict:
+# --- the set-up cell, outputs and figures -------------------------------------------------------
+
+#: The first line of the shared set-up cell (scripts/notebooks.py writes it into every chapter).
+SETUP_MARKER = "# rope-edu set-up cell"
+#: The source set-up cell's install line: from the repository's main branch, for `make lab`.
+INSTALL = re.compile(r'^(?P<indent>[ \t]*)%pip install --quiet "rope_edu @ git\+[^"]+"[ \t]*$', re.M)
+SETUP_TITLE = "#@title Set-up: run this cell first (it installs rope_edu where it is missing)"
+SETUP_COMMENT = """\
+# rope-edu set-up cell (the same in every chapter)
+# On Colab, or anywhere rope_edu is missing, install the rope_edu this notebook was built and
+# run with, published beside it; where rope_edu is installed already, the install is skipped."""
+#: What the package's wheel is built from (pyproject.toml names README.md and LICENSE).
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "rope_edu")
+WHEEL_FOLDER = "wheels"
+#: A figure's placeholder in the book build's outputs (rope_edu.widgets.Figure.html).
+PLACEHOLDER = re.compile(r'<div class="rope-fig rope-fig-static" data-figure="(?P<name>[^"]+)"'
+                         r'[^>]*?aria-label="(?P<label>[^"]*)"')
+#: Cells whose outputs the book does not show, so neither does the reader notebook.
+NO_OUTPUT_TAGS = {"remove-output", "remove-cell"}
+FIGURE_CAPTION = ("*Below, a still picture of the interactive figure as it opens. Run this cell to move "
+                  "it: its controls then redraw it.*")
+CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
+                 "--disable-dev-shm-usage"]
+#: The site at its desktop width; pictures taken at twice the pixels and shown at the figure's width.
+VIEWPORT = {"width": 1280, "height": 900}
+PIXEL_RATIO = 2
+QUANTIZER = "fastoctree-256"  # part of the pictures' cache key
+
+
+def _text(source) -> str:
+    return "".join(source) if isinstance(source, list) else source
+
+
+class Published:
+    """Where the built site is published: ``reader_notebooks_branch`` of the book's GitHub
+    repository (``repository.url``). Colab opens the notebooks there, Binder builds from there, and
+    the set-up cell installs the wheel from there: one setting for all three."""
+
+    def __init__(self, repository_url: str, branch: str) -> None:
+        parts = urlparse(repository_url)
+        path = parts.path.strip("/").removesuffix(".git").split("/")
+        if parts.netloc != "github.com" or len(path) != 2 or not branch:
+            raise ValueError(f"reader notebooks: repository.url must be https://github.com/<owner>/<name> and "
+                             f"reader_notebooks_branch set, got {repository_url!r} and {branch!r}")
+        self.owner, self.repo = path
+        self.branch = branch
+
+    def raw(self, path: str) -> str:
+        """The URL of ``path`` of the published site, as a file of the branch."""
+        return f"https://raw.githubusercontent.com/{self.owner}/{self.repo}/{self.branch}/{path}"
+
+    def colab(self, path: str) -> str:
+        return f"https://colab.research.google.com/github/{self.owner}/{self.repo}/blob/{self.branch}/{path}"
+
+    def binder(self, binderhub: str, interface: str, path: str) -> str:
+        return f"{binderhub}/v2/gh/{self.owner}/{self.repo}/{self.branch}?urlpath={interface}/{path}"
+
+
+def reader_setup_source(source: str, wheel_url: str) -> str:
+    """The shared set-up cell as the reader notebook has it: a titled form (folded), installing the
+    published wheel instead of the repository's main branch."""
+    lines = source.split("\n")
+    if not lines[0].startswith(SETUP_MARKER) or len(INSTALL.findall(source)) != 1:
+        raise ValueError("the set-up cell (scripts/notebooks.py) must start with "
+                         f"{SETUP_MARKER!r} and hold one `%pip install --quiet \"rope_edu @ git+...\"` line")
+    body = lines[1:]
+    while body and body[0].startswith("#"):
+        body.pop(0)
+    code = INSTALL.sub(lambda m: f'{m["indent"]}%pip install --quiet "rope_edu @ {wheel_url}"', "\n".join(body))
+    return f"{SETUP_TITLE}\n{SETUP_COMMENT}\n{code}"
+
+
+def figure_placeholders(cell: dict) -> list[tuple[int, str, str]]:
+    """(output index, figure name, label) of each figure placeholder in a code cell's outputs."""
+    found = []
+    for i, output in enumerate(cell.get("outputs", [])):
+        html = _text(output.get("data", {}).get("text/html", ""))
+        match = PLACEHOLDER.search(html)
+        if match:
+            found.append((i, _html.unescape(match["name"]), _html.unescape(match["label"])))
+    return found
+
+
+def _shows_outputs(cell: dict) -> bool:
+    return not NO_OUTPUT_TAGS & set(cell.get("metadata", {}).get("tags", []))
+
+
+def figure_outputs(png: bytes, width: int, label: str) -> list[dict]:
+    """The line that says the figure is a picture (first: read before anyone tries its controls),
+    then the picture."""
+    return [
+        {"output_type": "display_data", "metadata": {},
+         "data": {"text/markdown": [FIGURE_CAPTION], "text/plain": [FIGURE_CAPTION.strip("*")]}},
+        {"output_type": "display_data", "metadata": {"image/png": {"width": width}},
+         "data": {"image/png": base64.b64encode(png).decode("ascii"),
+                  "text/plain": [f"<still picture of the figure: {label}>"]}},
+    ]
+
+
+def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None = None,
+                    pictures: dict | None = None, wheel_url: str | None = None) -> dict:
+    """The reader's copy of chapter ``nb``: MyST lowered; with ``executed`` (the book build's run of
+    the same notebook), its outputs, each figure placeholder replaced by ``pictures[(docname, k)]``
+    (``(png, width)`` of the page's k-th figure) and each SVG plot by its PNG
+    (``pictures[_svg_key(svg)]``); the set-up cell moved after the title and, with
+    ``wheel_url``, installing that wheel."""
     state: dict = {}
     cells = []
+    ran = iter([c for c in executed["cells"] if c["cell_type"] == "code"]) if executed else None
+    figures = 0
     for cell in nb["cells"]:
         cell = json.loads(json.dumps(cell))
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        source = _text(cell["source"])
         in_solution = "solution" in state
+        if cell["cell_type"] == "code" and ran is not None:
+            done = next(ran)
+            if _text(done["source"]) != source:
+                raise ValueError(f"{docname}: the executed notebook's code differs from the chapter's")
+            outputs = []
+            for output in done.get("outputs", []) if _shows_outputs(cell) else []:
+                output = json.loads(json.dumps(output))
+                placeholder = figure_placeholders({"outputs": [output]})
+                if placeholder:
+                    picture = (pictures or {}).get((docname, figures))
+                    if picture is None:
+                        raise ValueError(f"{docname}: no picture of figure {figures + 1} ({placeholder[0][1]})")
+                    outputs += figure_outputs(*picture, placeholder[0][2])
+                    figures += 1
+                elif "image/svg+xml" in output.get("data", {}):
+                    png, width = (pictures or {})[_svg_key(_text(output["data"]["image/svg+xml"]))]
+                    output["data"] = {"image/png": base64.b64encode(png).decode("ascii"),
+                                      **{k: v for k, v in output["data"].items() if k != "image/svg+xml"}}
+                    output["metadata"] = {**output.get("metadata", {}), "image/png": {"width": width}}
+                    output["metadata"].pop("image/svg+xml", None)
+                    outputs.append(output)
+                else:
+                    outputs.append(output)
+            # a solution's outputs stay folded with it: the reader runs the cell to see them
+            cell["outputs"] = [] if in_solution else outputs
+            cell["execution_count"] = done.get("execution_count") if cell["outputs"] else None
         if cell["cell_type"] == "markdown":
             title = state.get("solution")
             text = lower_directives(lower_roles(source, docname, r), docname, r, state)
@@ -254,6 +420,18 @@ def reader_notebook(nb: dict, docname: str, r: Resolver) -> dict:
                 text += "\n\n</details>"
             text = EMPTY_DETAILS.sub("", text)
             cell["source"] = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+            if not cell["source"].strip():  # only a marker (a solution's end): nothing to read
+                continue
+        elif cell["cell_type"] == "code" and source.startswith(SETUP_MARKER):
+            if wheel_url:
+                cell["source"] = reader_setup_source(source, wheel_url)
+                meta = cell.setdefault("metadata", {})
+                meta.setdefault("jupyter", {})["source_hidden"] = True
+                meta["cellView"] = "form"
+                # the book hides it (its pages start with the title); here it is shown, folded
+                meta["tags"] = [t for t in meta.get("tags", []) if t != "remove-cell"]
+                if not meta["tags"]:
+                    del meta["tags"]
         elif cell["cell_type"] == "code" and in_solution:
             meta = cell.setdefault("metadata", {})
             meta.setdefault("jupyter", {})["source_hidden"] = True
@@ -262,6 +440,14 @@ def reader_notebook(nb: dict, docname: str, r: Resolver) -> dict:
         elif cell["cell_type"] == "code" and "hide-input" in cell.get("metadata", {}).get("tags", []):
             cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True  # folded, as in the book
         cells.append(cell)
+    # the chapter's title first, then the set-up cell
+    setup = [i for i, c in enumerate(cells)
+             if c["cell_type"] == "code" and _text(c["source"]).startswith((SETUP_MARKER, SETUP_TITLE))]
+    title = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown"), None)
+    if setup and title is not None and setup[0] < title:
+        if not _text(cells[title]["source"]).startswith("# "):
+            raise ValueError(f"{docname}: the first Markdown cell must start with the chapter's `# Title`")
+        cells.insert(title, cells.pop(setup[0]))
     return {**nb, "cells": cells}
 
 
@@ -269,29 +455,278 @@ def _notebook_docs(app: Sphinx) -> list[str]:
     return sorted(d for d in app.env.all_docs if str(app.env.doc2path(d)).endswith(".ipynb"))
 
 
+def executed_notebook(app: Sphinx, docname: str) -> dict | None:
+    """The book build's run of ``docname``, from the jupyter-cache myst-nb read its outputs from."""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    folder = getattr(getattr(app.env, "mystnb_config", None), "execution_cache_path", "")
+    if not folder or not Path(folder).exists():
+        return None
+    nb = nbformat.read(str(app.env.doc2path(docname)), as_version=4)
+    try:
+        _, merged = get_cache(folder).merge_match_into_notebook(nb, cell_meta=())
+    except KeyError:
+        return None
+    return json.loads(nbformat.writes(merged))
+
+
+# --- the package's wheel, published beside the notebooks ---------------------------------------------
+
+def _digest(paths: list[Path], root: Path) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _files_under(root: Path, names) -> list[Path]:
+    out = []
+    for name in names:
+        path = root / name
+        if path.is_dir():
+            out += [p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+        elif path.exists():
+            out.append(path)
+    return sorted(out)
+
+
+def publish_wheel(app: Sphinx) -> str:
+    """Build rope_edu's wheel from this checkout (cached by its files) into the site's ``wheels/``;
+    returns its path in the site."""
+    root = Path(app.srcdir)
+    build = Path(app.outdir).parent
+    key = _digest(_files_under(root, WHEEL_SOURCES), root)
+    cache = build / ".reader_wheels" / key
+    wheels = sorted(cache.glob("rope_edu-*.whl")) if cache.exists() else []
+    if len(wheels) != 1:
+        shutil.rmtree(build / ".reader_wheels", ignore_errors=True)
+        with tempfile.TemporaryDirectory(prefix="rope_edu_wheel_") as tmp:
+            src = Path(tmp) / "src"
+            src.mkdir()
+            for name in WHEEL_SOURCES:
+                path = root / name
+                if path.is_dir():
+                    shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                elif path.exists():
+                    shutil.copy2(path, src / name)
+            cache.mkdir(parents=True)
+            # the build backend of this environment (no download): the wheel is the same either way
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                            "--wheel-dir", str(cache), str(src)], check=True, capture_output=True)
+        wheels = sorted(cache.glob("rope_edu-*.whl"))
+    folder = Path(app.outdir) / WHEEL_FOLDER
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    shutil.copy2(wheels[0], folder / wheels[0].name)
+    return f"{WHEEL_FOLDER}/{wheels[0].name}"
+
+
+def write_binder(app: Sphinx, wheel: str) -> Path:
+    """Binder's environment for the published branch: the repository's, with the package taken from
+    the published wheel (repo2docker installs it from the repository root, after copying the site)."""
+    source = Path(app.srcdir) / "binder" / "requirements.txt"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    editable = [i for i, line in enumerate(lines) if line.strip() == "-e ."]
+    if len(editable) != 1:
+        raise ValueError(f"{source}: expected one `-e .` line (the package), to publish as its wheel")
+    lines[editable[0]] = f"./{wheel}"
+    lines = [
+        "# Binder's environment for the published site (written by _ext/reader_notebooks.py from the",
+        "# repository's binder/requirements.txt): rope_edu from the wheel published beside the notebooks.",
+        *(line for line in lines if not line.startswith("#")),
+    ]
+    target = Path(app.outdir) / "binder" / "requirements.txt"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
+
+
+# --- pictures of the figures ---------------------------------------------------------------------------
+
+def _snapshot_key(html: str, assets: str) -> str:
+    return hashlib.sha256(f"{assets}\0{PIXEL_RATIO}\0{VIEWPORT}\0{QUANTIZER}\0{html}".encode()).hexdigest()[:24]
+
+
+def _small_png(png: bytes) -> bytes:
+    """The screenshot as a 256-colour PNG (flat colours and lines: a fraction of the bytes)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    out = io.BytesIO()
+    # the octree quantizer: a fifth of median cut's time, and smaller files of the same look here
+    small = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    small.save(out, "PNG", compress_level=9)
+    return out.getvalue()
+
+
+def _svg_key(svg: str) -> str:
+    return "svg-" + hashlib.sha256(f"{PIXEL_RATIO}\0{QUANTIZER}\0{svg}".encode()).hexdigest()[:24]
+
+
+def take_pictures(app: Sphinx, wanted: dict[str, list[tuple[str, str]]], svgs: list[str]) -> dict:
+    """Pictures, as ``key -> (png, width in CSS px)``:
+
+    * ``(docname, k)``: the k-th figure of each page as the built site draws it, in its default
+      state (``wanted`` maps each page to its placeholders' (name, html), in page order);
+    * ``_svg_key(svg)``: each SVG plot, as a PNG. JupyterLab shows no SVG output of a notebook it
+      does not trust (a downloaded one, or Binder's) and falls back to ``<Figure size ...>``; a PNG
+      it shows.
+
+    Taken by Chromium from the built site served on 127.0.0.1 (no other host), at twice the
+    pixels, cached in ``_build/.reader_figures`` by what they show, the figure engine's files and
+    the site's stylesheets."""
+    out = Path(app.outdir)
+    # the figure engine, and every stylesheet of the site (the theme's column sets a figure's width)
+    static = out / "_static"
+    assets = _digest(sorted({*_files_under(static, ["rope_figures"]), *static.rglob("*.css")}), out)
+    cache = out.parent / ".reader_figures"
+    cache.mkdir(exist_ok=True)
+    keys = {(docname, k): _snapshot_key(html, assets)
+            for docname, figures in wanted.items() for k, (_, html) in enumerate(figures)}
+    keys.update({_svg_key(svg): _svg_key(svg) for svg in svgs})
+    pictures, todo = {}, set()
+    for what, key in keys.items():
+        path = cache / f"{key}.png"
+        if path.exists() and path.with_suffix(".json").exists():
+            pictures[what] = (path.read_bytes(), json.loads(path.with_suffix(".json").read_text())["width"])
+        else:
+            todo.add(what)
+    if todo:
+        started = time.perf_counter()
+        _take_pictures(app, wanted, {k: s for s in svgs if (k := _svg_key(s)) in todo}, todo, keys, cache, pictures)
+        LOGGER.info(f"reader notebooks: {len(todo)} pictures taken in {time.perf_counter() - started:.1f} s "
+                    f"({len(keys) - len(todo)} from {cache})")
+    for stale in cache.iterdir():  # keep only this build's pictures
+        if stale.stem not in set(keys.values()):
+            stale.unlink()
+    return pictures
+
+
+def _take_pictures(app, wanted, svgs, todo, keys, cache, pictures) -> None:
+    chromium = next((p for p in CHROMIUM if os.access(p, os.X_OK)), None)
+    if chromium is None:
+        raise RuntimeError("the reader notebooks' pictures need Debian's chromium "
+                           "(apt-get install chromium), which the browser tests use too")
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    def keep(what, host, label) -> None:
+        width = round(host.bounding_box()["width"])
+        png = _small_png(host.screenshot(animations="disabled", caret="hide"))
+        key = keys[what]
+        (cache / f"{key}.png").write_bytes(png)
+        (cache / f"{key}.json").write_text(json.dumps({"width": width, "what": label}))
+        pictures[what] = (png, width)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(app.outdir)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
+            context = browser.new_context(viewport=VIEWPORT, device_scale_factor=PIXEL_RATIO,
+                                          reduced_motion="reduce", color_scheme="light")
+            context.route("**/*", lambda route: (route.continue_() if route.request.url.startswith(base)
+                                                 else route.abort()))  # no other host
+            for docname, figures in wanted.items():
+                ks = [k for k in range(len(figures)) if (docname, k) in todo]
+                if not ks:
+                    continue
+                page = context.new_page()
+                page.goto(f"{base}/{docname}.html", wait_until="load", timeout=120_000)
+                page.wait_for_function(
+                    "() => [...document.querySelectorAll('.rope-fig-static')].every("
+                    "f => f.dataset.state || f.classList.contains('rope-fig-error'))", timeout=120_000)
+                # nothing sticky over a figure; fonts loaded
+                page.add_style_tag(content=".bd-header, .bd-header-article, .header-article"
+                                           " { position: static !important; }")
+                page.evaluate("() => document.fonts.ready.then(() => true)")
+                hosts = page.locator(".rope-fig-static")
+                names = hosts.evaluate_all(
+                    "els => els.map(e => [e.dataset.figure, e.classList.contains('rope-fig-error')])")
+                if [n for n, _ in names] != [name for name, _ in figures]:
+                    raise RuntimeError(f"{docname}: the page shows figures {[n for n, _ in names]}, "
+                                       f"the executed notebook {[name for name, _ in figures]}")
+                for k in ks:
+                    if names[k][1]:
+                        raise RuntimeError(f"{docname}: figure {k + 1} ({names[k][0]}) failed to draw on the site")
+                    hosts.nth(k).scroll_into_view_if_needed()
+                    keep((docname, k), hosts.nth(k), f"{docname}: {names[k][0]}")
+                page.close()
+            if svgs:
+                page = context.new_page()
+                for key, svg in svgs.items():
+                    page.set_content('<!DOCTYPE html><html><body style="margin:0;background:#fff">'
+                                     f'<div id="plot" style="display:inline-block">{svg}</div></body></html>')
+                    keep(key, page.locator("#plot"), "SVG plot")
+                page.close()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- after the build ---------------------------------------------------------------------------------
+
 def write_reader_notebooks(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     r = Resolver(app)
     out = Path(app.outdir)
     branch = app.config.reader_notebooks_branch
+    theme = app.config.html_theme_options or {}
+    published = Published(theme.get("repository_url", ""), branch)
+    wheel = publish_wheel(app)
+    write_binder(app, wheel)
+    sources, executed, wanted, svgs = {}, {}, {}, []
     for docname in _notebook_docs(app):
-        nb = json.loads(Path(app.env.doc2path(docname)).read_text(encoding="utf-8"))
+        sources[docname] = json.loads(Path(app.env.doc2path(docname)).read_text(encoding="utf-8"))
+        executed[docname] = executed_notebook(app, docname)
+        if executed[docname] is None:
+            LOGGER.warning(f"reader notebooks: no executed copy of {docname} in the jupyter-cache; "
+                           "its reader notebook has no outputs")
+            continue
+        figures = []
+        for cell, ran in zip((c for c in sources[docname]["cells"] if c["cell_type"] == "code"),
+                             (c for c in executed[docname]["cells"] if c["cell_type"] == "code")):
+            if _shows_outputs(cell):
+                outputs = ran.get("outputs", [])
+                figures += [(name, _text(outputs[i]["data"]["text/html"])) for i, name, _ in figure_placeholders(ran)]
+                svgs += [_text(o["data"]["image/svg+xml"]) for o in outputs if "image/svg+xml" in o.get("data", {})]
+        if figures:
+            wanted[docname] = figures
+    try:
+        pictures = take_pictures(app, wanted, svgs)
+    except Exception as exc:  # noqa: BLE001 (any failure is the build's warning, an error under -W)
+        LOGGER.warning(f"reader notebooks: no pictures of the figures: {exc}")
+        pictures = None
+    wheel_url = published.raw(wheel)
+    binderhub = ((theme.get("launch_buttons") or {}).get("binderhub_url") or "").rstrip("/")
+    for docname, nb in sources.items():
         target = out / "_sources" / f"{docname}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(reader_notebook(nb, docname, r), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        ran = executed[docname] if pictures is not None else None
+        reader = reader_notebook(nb, docname, r, ran, pictures, wheel_url)
+        target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         page = out / f"{docname}.html"
-        if page.exists() and branch:
+        if page.exists():
             html = page.read_text(encoding="utf-8")
-            fixed = re.sub(
-                r'(https://colab\.research\.google\.com/github/[^/"]+/[^/"]+/blob/)[^/"]+/' + re.escape(docname) + r"\.ipynb",
-                lambda m: f"{m[1]}{branch}/_sources/{docname}.ipynb", html,
-            )
+            path = f"_sources/{docname}.ipynb"
+            fixed = re.sub(r'https://colab\.research\.google\.com/github/[^"]+?/' + re.escape(docname) + r"\.ipynb",
+                           lambda m: published.colab(path), html)
+            if binderhub:
+                binder = re.escape(binderhub) + r'/v2/gh/[^"?]+\?urlpath=(?P<ui>[a-z/]+?)/' + re.escape(docname) + r"\.ipynb"
+                fixed = re.sub(binder, lambda m: published.binder(binderhub, m["ui"], path), fixed)
             if fixed != html:
                 page.write_text(fixed, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("reader_notebooks_branch", "gh-pages", "html")
-    app.connect("build-finished", write_reader_notebooks)
+    # after _ext/rope_figures.py has written the figure engine into _static (default priority 500)
+    app.connect("build-finished", write_reader_notebooks, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,8 +1,11 @@
-"""The notebooks readers open outside the site (Colab, JupyterLab, VS Code): no MyST left, every
-number and link taken from the built site, solutions folded, and each runs top to bottom.
+"""The notebooks readers open outside the site (Colab, JupyterLab, VS Code, Binder): no MyST left,
+every number and link taken from the built site, solutions folded, the chapter's title first, the
+book build's outputs present (each figure as a picture), the package installed from where the
+notebook is published, and each runs top to bottom.
 
 They are written by _ext/reader_notebooks.py into the built site as ``_sources/<page>.ipynb``:
-what the download button serves and what the Colab button opens once the site is published.
+what the download button serves and what the Colab and Binder buttons open once the site is
+published.
 
 They run in the lower-bound environment (``tests/lower_bounds.py``): rope_edu installed from its
 wheel next to the lowest versions pyproject.toml declares, with ipywidgets 7 and the kernel Colab
@@ -14,19 +17,24 @@ would only repeat them.
 
 from __future__ import annotations
 
+import base64
+import functools
 import importlib
 import importlib.util
+import io
 import json
 import math
 import os
 import pkgutil
 import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
+import figure_driver
 import lower_bounds
 from conftest import ROOT, notebook_paths
 
@@ -45,6 +53,18 @@ MYST = re.compile(
 )
 
 
+CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
+REPOSITORY = re.search(r"^repository:\s*\n\s+url:\s*https://github\.com/(\S+)", CONFIG, re.M).group(1)
+BRANCH = re.search(r"^\s+reader_notebooks_branch:\s*(\S+)", CONFIG, re.M).group(1)
+SETUP_MARKER = "# rope-edu set-up cell"
+SOLUTION_END = re.compile(r"(:{3,})\{solution-end\}\s*\1")
+SETUP_TITLE = "#@title Set-up: "
+CAPTION = "Run this cell to move it"
+#: Sizes of what a reader downloads (the pictures are 256-colour PNGs at twice the pixels).
+MAX_NOTEBOOK_BYTES = 1_500_000
+MAX_PICTURE_BYTES = 160_000
+
+
 def _reader(built_book, chapter) -> dict:
     return json.loads((built_book / "_sources" / "notebooks" / chapter.name).read_text(encoding="utf-8"))
 
@@ -53,11 +73,35 @@ def _markdown(nb: dict) -> str:
     return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
 
 
+@functools.lru_cache(maxsize=None)
+def _ids(page: Path) -> frozenset:
+    """The ids of a built page (parsed once: chapters link the same pages many times)."""
+    return frozenset(t.get("id") for t in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("[id]"))
+
+
+def _src(cell) -> str:
+    return "".join(cell["source"])
+
+
+def _in_reader_order(cells: list) -> list:
+    """The chapter's cells in the reader notebook's order: the set-up cell after the title cell,
+    and no Markdown cell that only marks a solution's end (it would show as an empty cell)."""
+    cells = [c for c in cells if not (c["cell_type"] == "markdown" and SOLUTION_END.fullmatch(_src(c).strip()))]
+    setup = cells.pop(next(i for i, c in enumerate(cells) if _src(c).startswith(SETUP_MARKER)))
+    title = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown")
+    cells.insert(title + 1, setup)
+    return cells
+
+
+def _is_setup(cell) -> bool:
+    return cell["cell_type"] == "code" and _src(cell).startswith(SETUP_TITLE)
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_no_myst_left_and_links_resolve(built_book, chapter):
     nb = _reader(built_book, chapter)
     source = json.loads(chapter.read_text(encoding="utf-8"))
-    assert [c["cell_type"] for c in nb["cells"]] == [c["cell_type"] for c in source["cells"]]
+    assert [c["cell_type"] for c in nb["cells"]] == [c["cell_type"] for c in _in_reader_order(source["cells"])]
     md = _markdown(nb)
     left = [m.group(0) for m in MYST.finditer(md)]
     assert not left, f"MyST syntax left for Jupyter front ends: {left[:5]}"
@@ -66,8 +110,7 @@ def test_no_myst_left_and_links_resolve(built_book, chapter):
         target = built_book / page
         assert target.exists(), f"link to a page the site does not have: {url}"
         if anchor:
-            ids = {t.get("id") for t in BeautifulSoup(target.read_text(encoding="utf-8"), "html.parser").select("[id]")}
-            assert anchor in ids, f"link to a missing anchor: {url}"
+            assert anchor in _ids(target), f"link to a missing anchor: {url}"
     # what the source cites and references is in the reader's text as links to the site
     source_md = _markdown(source)
     assert md.count(SITE) >= len(re.findall(r"\{(?:cite|cite:p|cite:t|prf:ref|ref|eq|doc)\}`", source_md))
@@ -95,11 +138,263 @@ def test_theorems_numbered_and_solutions_folded(built_book, chapter):
 
 
 def test_buttons_open_the_reader_notebooks(built_book):
-    """The download button serves the reader notebook; the Colab button opens its published copy."""
+    """The download button serves the reader notebook; the Colab and Binder buttons open its
+    published copy (the branch the site is pushed to)."""
     for chapter in CHAPTERS:
         html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
         assert f'href="../_sources/notebooks/{chapter.name}"' in html
-        assert re.search(rf"colab\.research\.google\.com/github/[^\"]+/_sources/notebooks/{re.escape(chapter.name)}", html)
+        assert (f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/_sources/notebooks/{chapter.name}"
+                in html)
+        binder = re.findall(r'href="(https://mybinder\.org/[^"]+)"', html)
+        expected = f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}?urlpath=lab/tree/_sources/notebooks/{chapter.name}"
+        assert binder == [expected], binder
+
+
+def test_binder_opens_reader_notebooks_without_myst(built_book):
+    """Binder builds the published branch (the built site) from the site's binder/requirements.txt
+    (the repository's, with the package from the wheel published beside the notebooks) and opens,
+    in JupyterLab, the path each page's button names: a reader notebook, with no MyST left."""
+    spec = (built_book / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    repo_spec = (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    requirements = [line for line in spec if line.strip() and not line.startswith("#")]
+    wheel = [line for line in requirements if line.endswith(".whl")]
+    assert len(wheel) == 1 and wheel[0].startswith("./"), requirements
+    assert (built_book / wheel[0]).is_file(), f"Binder would install {wheel[0]}, which the site lacks"
+    assert requirements == [wheel[0] if line.strip() == "-e ." else line for line in repo_spec
+                            if line.strip() and not line.startswith("#")]
+    for chapter in CHAPTERS:
+        html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        path = re.search(r'href="https://mybinder\.org/v2/gh/[^"?]+\?urlpath=lab/tree/([^"]+)"', html).group(1)
+        opened = json.loads((built_book / path).read_text(encoding="utf-8"))  # the site is the branch's tree
+        left = [m.group(0) for m in MYST.finditer(_markdown(opened))]
+        assert not left, f"Binder opens {path}, which shows raw MyST: {left[:5]}"
+        assert opened == _reader(built_book, chapter)
+
+
+@pytest.mark.browser
+def test_binder_lab_renders_a_reader_notebook(built_book, browser, tmp_path):
+    """What Binder opens, in the JupyterLab Binder runs: binder/requirements.txt installs no
+    jupyterlab-myst, so the server runs with it disabled, on the notebook the button names (chapter
+    3, the one with most MyST), untrusted as a downloaded notebook is. Every Markdown cell renders
+    with no MyST left and its maths typeset, and every picture (figures and plots) shows as one."""
+    spec = (built_book / "binder" / "requirements.txt").read_text(encoding="utf-8")
+    assert "jupyterlab-myst" not in spec  # what the server below matches
+    chapter = ROOT / "notebooks" / "03_rope_2d.ipynb"
+    html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    path = re.search(r'href="https://mybinder\.org/v2/gh/[^"?]+\?urlpath=lab/tree/([^"]+)"', html).group(1)
+    nb = json.loads((built_book / path).read_text(encoding="utf-8"))
+    pictures = sum("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+    markdown = sum(c["cell_type"] == "markdown" for c in nb["cells"])
+    assert pictures and markdown
+    assert all("".join(c["source"]).strip() for c in nb["cells"]), "an empty cell"
+    server = figure_driver.JupyterServer(tmp_path, (built_book / path).parent)
+    (tmp_path / "config" / "labconfig").mkdir(parents=True)
+    (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"jupyterlab-myst": True}}))
+    settings = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))  # every cell drawn
+    context = None
+    try:
+        url = server.start()
+        context = browser.new_context(viewport={"width": 1300, "height": 1000})
+        page = context.new_page()
+        page.goto(f"{url}/lab/tree/{Path(path).name}?reset", wait_until="load")
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown').length >= n",
+            arg=markdown, timeout=60_000)
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.jp-OutputArea-output img').length >= n"
+            " && document.querySelectorAll('mjx-container').length > 0", arg=pictures, timeout=60_000)
+        page.wait_for_timeout(2000)  # MathJax typesets cell by cell
+        shown = page.evaluate(
+            "() => ({markdown: [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]"
+            ".map(e => e.innerText), images: [...document.querySelectorAll('.jp-OutputArea-output img')]"
+            ".filter(i => i.naturalWidth > 0).length, outputs: [...document.querySelectorAll("
+            "'.jp-OutputArea-output')].map(e => e.innerText), myst: document.querySelectorAll('.myst').length})")
+        assert shown["myst"] == 0, "jupyterlab-myst rendered the cells: the server does not match Binder's"
+        assert len(shown["markdown"]) == markdown
+        text = "\n\n".join(shown["markdown"])
+        left = [m.group(0) for m in MYST.finditer(text)]
+        left += [t for t in ("{eq}", "{prf:", "{cite", "(ch03-", ":::", "```{") if t in text]
+        assert not left, f"Binder's JupyterLab shows raw MyST: {left[:5]}"
+        assert "$$" not in text and "\\tag{" not in text, "display maths left untypeset"
+        assert shown["images"] == pictures, f"{shown['images']} of {pictures} pictures drawn"
+        assert not [o for o in shown["outputs"] if "<Figure size" in o], "a plot shown as its text"
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()
+
+
+def _wheel_url(built_book) -> tuple[str, Path]:
+    """The wheel the reader notebooks' set-up cell installs, and the site's copy of it."""
+    wheels = sorted((built_book / "wheels").glob("rope_edu-*-py3-none-any.whl"))
+    assert len(wheels) == 1, wheels
+    return f"https://raw.githubusercontent.com/{REPOSITORY}/{BRANCH}/wheels/{wheels[0].name}", wheels[0]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_title_first_then_the_setup_cell(built_book, chapter):
+    """The notebook opens with the chapter's title, then the set-up cell, folded to its title (a
+    Colab form; collapsed in JupyterLab), which installs the wheel published with the notebook,
+    from the same repository and branch as the Colab link."""
+    nb = _reader(built_book, chapter)
+    source = json.loads(chapter.read_text(encoding="utf-8"))
+    title = next(c for c in source["cells"] if c["cell_type"] == "markdown")
+    first, second = nb["cells"][:2]
+    assert first["cell_type"] == "markdown" and _src(first).startswith("# ")
+    assert _src(first).split("\n", 1)[0] == _src(title).split("\n", 1)[0]
+    assert _is_setup(second), _src(second)[:200]
+    assert second["metadata"]["cellView"] == "form" and second["metadata"]["jupyter"]["source_hidden"]
+    url, wheel = _wheel_url(built_book)
+    installs = re.findall(r'%pip install --quiet "rope_edu @ ([^"]+)"', _src(second))
+    assert installs == [url], installs
+    assert sum(_is_setup(c) or _src(c).startswith(SETUP_MARKER) for c in nb["cells"]) == 1
+
+
+def test_published_wheel_is_this_checkout(built_book):
+    """The published wheel holds exactly this checkout's package: its version, and every file of
+    rope_edu/ with the same bytes."""
+    import tomllib
+
+    _, wheel = _wheel_url(built_book)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert wheel.name == f"rope_edu-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as z:
+        packaged = {n: z.read(n) for n in z.namelist() if n.startswith("rope_edu/")}
+    here = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in (ROOT / "rope_edu").rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+    assert set(packaged) == set(here), sorted(set(packaged) ^ set(here))[:10]
+    assert all(packaged[n] == here[n] for n in here), [n for n in here if packaged[n] != here[n]][:10]
+
+
+def _executed(chapter) -> dict:
+    """The book build's run of ``chapter``, from the jupyter-cache (as myst-nb reads it)."""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    nb = nbformat.read(str(chapter), as_version=4)
+    _, merged = get_cache(str(ROOT / "_build" / ".jupyter_cache")).merge_match_into_notebook(nb)
+    return json.loads(nbformat.writes(merged))
+
+
+def _solution_code(nb: dict) -> set[int]:
+    """Indices (among code cells) of the reader notebook's solution code cells."""
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    return {i for i, c in enumerate(code) if _src(c).startswith("#@title Solution")}
+
+
+def _plot(output: dict):
+    """A plot (an SVG the reader notebook holds as a PNG, or a PNG) as what it must keep: its kind
+    and its text; any other output as it is."""
+    data = output.get("data", {})
+    if "image/svg+xml" in data or "image/png" in data:
+        return ("plot", output["output_type"], "".join(data.get("text/plain", "")))
+    return output
+
+
+def _is_picture(outputs: list, i: int) -> bool:
+    """Output ``i`` is a figure's picture: a PNG after the line that says to run the cell."""
+    return ("image/png" in outputs[i].get("data", {}) and i > 0
+            and CAPTION in "".join(outputs[i - 1].get("data", {}).get("text/markdown", "")))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_outputs_of_the_book_build(built_book, chapter):
+    """Each code cell carries the outputs the book build made (text, tables, plots), each figure
+    placeholder replaced by a picture of the figure and a line saying to run the cell; a solution's
+    outputs and those of cells the book removes are left out. The page shows as many tables,
+    plots and figures as the notebook holds."""
+    nb = _reader(built_book, chapter)
+    ran = [c for c in _in_reader_order(_executed(chapter)["cells"]) if c["cell_type"] == "code"]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    solutions = _solution_code(nb)
+    counts = {"stream": 0, "table": 0, "plot": 0, "figure": 0}
+    for i, (cell, done) in enumerate(zip(code, ran, strict=True)):
+        tags = set(done.get("metadata", {}).get("tags", []))
+        if i in solutions or tags & {"remove-output", "remove-cell"}:
+            assert cell["outputs"] == [], f"code cell {i}: outputs the book does not show"
+            continue
+        expected = []
+        for output in done["outputs"]:
+            if "rope-fig-static" in "".join(output.get("data", {}).get("text/html", "")):
+                expected += ["caption", "figure"]
+            else:
+                expected.append(_plot(output))
+        got = []
+        j = 0
+        while j < len(cell["outputs"]):
+            if j + 1 < len(cell["outputs"]) and _is_picture(cell["outputs"], j + 1):
+                got += ["caption", "figure"]
+                j += 2
+            else:
+                assert "image/svg+xml" not in cell["outputs"][j].get("data", {}), (
+                    f"code cell {i}: an SVG plot, which JupyterLab does not show in a notebook it does not trust")
+                got.append(_plot(cell["outputs"][j]))
+                j += 1
+        assert got == expected, f"code cell {i}: the reader's outputs are not the book build's"
+        for output in cell["outputs"]:
+            data = output.get("data", {})
+            counts["stream"] += output["output_type"] == "stream"
+            counts["table"] += "<table" in "".join(data.get("text/html", ""))
+        counts["figure"] += got.count("figure")
+        counts["plot"] += sum("image/png" in o.get("data", {}) for o in cell["outputs"]) - got.count("figure")
+    html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    page = BeautifulSoup(html, "html.parser")
+    shown = [o for o in page.select(".cell_output") if not o.find_parent(class_="solution")]
+    assert counts["figure"] == sum(len(o.select(".rope-fig-static")) for o in shown)
+    assert counts["plot"] == sum(len(o.select("img")) for o in shown)
+    assert counts["table"] == sum(len(o.select("table")) for o in shown)
+    assert sum(counts.values()) > 0 or not shown
+
+
+def test_every_kind_of_output_is_carried(built_book):
+    """Across the book the reader notebooks hold printed text, tables, static plots and a picture
+    of every interactive figure the chapters show."""
+    kinds = set()
+    figures = pictures = 0
+    for chapter in CHAPTERS:
+        nb = _reader(built_book, chapter)
+        solutions = _solution_code(nb)
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        for i, cell in enumerate(code):
+            outputs = cell["outputs"]
+            figures += _src(cell).count("DEMO.show(") if i not in solutions else 0
+            pictures += sum(_is_picture(outputs, j) for j in range(len(outputs)))
+            for j, output in enumerate(outputs):
+                data = output.get("data", {})
+                kinds.add("text" if output["output_type"] == "stream" or "text/plain" in data and len(data) == 1 else None)
+                kinds.add("table" if "<table" in "".join(data.get("text/html", "")) else None)
+                kinds.add("plot" if "image/png" in data and not _is_picture(outputs, j) else None)
+    assert {"text", "table", "plot"} <= kinds, kinds
+    assert figures >= 16 and pictures == figures, (figures, pictures)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_figure_pictures(built_book, chapter):
+    """Each figure's picture is a real picture of it: a PNG at twice the pixels of the width it is
+    shown at (the figure's width on the site, within the column), with the figure's colours, not
+    a blank or an error box; the notebook stays small enough to download on a phone."""
+    from PIL import Image
+
+    path = built_book / "_sources" / "notebooks" / chapter.name
+    assert path.stat().st_size < MAX_NOTEBOOK_BYTES, f"{chapter.name}: {path.stat().st_size} bytes"
+    nb = _reader(built_book, chapter)
+    for cell in nb["cells"]:
+        outputs = cell.get("outputs", [])
+        for j in range(len(outputs)):
+            if not _is_picture(outputs, j):
+                continue
+            png = base64.b64decode(outputs[j]["data"]["image/png"])
+            assert len(png) < MAX_PICTURE_BYTES, f"{chapter.name}: a picture of {len(png)} bytes"
+            image = Image.open(io.BytesIO(png))
+            width = outputs[j]["metadata"]["image/png"]["width"]
+            assert abs(image.width - 2 * width) <= 2 and 300 <= width <= 800, (image.size, width)
+            colours = image.convert("RGB").getcolors(maxcolors=1 << 16)
+            assert colours is None or len(colours) > 16, f"{chapter.name}: a picture of {len(colours)} colours"
+            text = "".join(outputs[j]["data"]["text/plain"])
+            assert "still picture of the figure" in text
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
@@ -108,13 +403,20 @@ def test_reader_code_is_the_chapters_code(built_book, chapter):
     its ``#@title`` line): so the book build, which executes the chapter in the pinned environment,
     has run this code there, and the test below runs it at the lower bounds."""
     reader = [c for c in _reader(built_book, chapter)["cells"] if c["cell_type"] == "code"]
-    source = [c for c in json.loads(chapter.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    source = [c for c in _in_reader_order(json.loads(chapter.read_text(encoding="utf-8"))["cells"])
+              if c["cell_type"] == "code"]
     assert len(reader) == len(source)
+    url, _ = _wheel_url(built_book)
     for r, s in zip(reader, source):
         code = "".join(r["source"])
-        if code.startswith("#@title "):
+        expected = "".join(s["source"])
+        if _is_setup(r):  # the set-up cell: its title and comments, and the published wheel to install
+            code = "\n".join(line for line in code.split("\n") if not line.startswith("#"))
+            expected = "\n".join(line for line in expected.split("\n") if not line.startswith("#"))
+            expected = re.sub(r'"rope_edu @ git\+[^"]+"', f'"rope_edu @ {url}"', expected)
+        elif code.startswith("#@title "):
             code = code.split("\n", 1)[1]
-        assert code == "".join(s["source"])
+        assert code == expected
 
 
 # --- the lower-bound environment -------------------------------------------------------------------
