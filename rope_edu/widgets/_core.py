@@ -137,6 +137,14 @@ class Control:
         :meth:`coerce` (``500000.0`` -> ``"500000"``).
     digits : int
         Decimals shown next to a slider.
+    labels : sequence of str, optional
+        What a drop-down shows for each of its ``options`` (plain names such as "YaRN" for the
+        option "yarn"); the state and the live widget's trait keep the option itself.
+    values : sequence of numbers, optional
+        The positions of a slider that stops at these values only, in increasing order (for
+        example every integer to 64, then a log-spaced grid): the slider moves through them one
+        step at a time. ``min`` and ``max`` are their first and last; ``step`` is the finest
+        step between two of them (what the live widget's trait holds).
     """
 
     name: str
@@ -148,8 +156,27 @@ class Control:
     step: float | None = None
     options: Sequence[str] = ()
     digits: int = 0
+    labels: Sequence[str] = ()
+    values: Sequence[float] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", tuple(self.labels))
+        if self.labels and (self.kind != "select" or len(self.labels) != len(tuple(self.options))
+                            or not all(isinstance(x, str) for x in self.labels)):
+            raise ValueError(f"Control {self.name!r}: labels must be one string per option of a drop-down, "
+                             f"got {list(self.labels)} for options {list(self.options)}")
+        if self.values:
+            vals = tuple(self.values)
+            if self.kind != "range" or not all(isinstance(v, numbers.Real) for v in vals) or any(
+                    b <= a for a, b in zip(vals, vals[1:])):
+                raise ValueError(f"Control {self.name!r}: values must be increasing numbers of a slider, got {list(vals)}")
+            if self.value not in vals:
+                raise ValueError(f"Control {self.name!r}: value {self.value!r} is not one of its values")
+            gaps = [b - a for a, b in zip(vals, vals[1:])] or [1]
+            object.__setattr__(self, "values", vals)
+            object.__setattr__(self, "min", vals[0])
+            object.__setattr__(self, "max", vals[-1])
+            object.__setattr__(self, "step", min(gaps) if self.step is None else self.step)
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name.startswith("_"):
             raise ValueError(f"Control name must be a public Python identifier, got {self.name!r}")
         if self.kind not in _KINDS:
@@ -204,8 +231,12 @@ class Control:
         out: dict[str, Any] = {"name": self.name, "label": self.label, "kind": self.kind, "value": self.value}
         if self.kind == "range":
             out.update(min=self.min, max=self.max, step=self.step, digits=self.digits, integer=self.integer)
+            if self.values:
+                out["values"] = list(self.values)
         elif self.kind == "select":
             out["options"] = list(self.options)
+            if self.labels:
+                out["labels"] = list(self.labels)
         return out
 
 

@@ -24,7 +24,7 @@ from ..decay import wavelengths
 from ..rope import apply_rope, frequencies
 from ._core import Control, Figure
 
-__all__ = ["DIM", "BASES", "BASE_OPTIONS", "POSITION_MAX", "state", "readouts", "data", "CONTROLS", "DEMO"]
+__all__ = ["DIM", "BASES", "BASE_OPTIONS", "POSITION_MAX", "POSITIONS", "state", "readouts", "data", "CONTROLS", "DEMO"]
 
 #: Dimension shown by the widget: 16 coordinates, so 8 pairs and 8 dials.
 DIM = 16
@@ -111,8 +111,13 @@ def data() -> dict[str, Any]:
 
 #: The position slider and the base drop-down; the drop-down also takes a number equal to one of
 #: :data:`BASES` (``DEMO.show(base=500000.0)``), as every drop-down of numbers does.
+#: The positions the slider stops at: every integer up to 64 (where the fast hands are worth
+#: watching one step at a time), then four stops per doubling up to :data:`POSITION_MAX`.
+POSITIONS = tuple(range(65)) + tuple(
+    sorted({int(round(64 * 2 ** (k / 4))) for k in range(1, 4 * int(np.log2(POSITION_MAX // 64)) + 1)}))
+
 CONTROLS = [
-    Control("m", "position m", 3, min=0, max=POSITION_MAX, step=1),
+    Control("m", "position m", 3, values=POSITIONS),
     Control("base", "base b", "10000", kind="select", options=BASE_OPTIONS),
 ]
 

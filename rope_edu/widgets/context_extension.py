@@ -256,7 +256,8 @@ def data() -> dict[str, Any]:
 
 
 CONTROLS = [
-    Control("method", "method", "yarn", kind="select", options=tuple(METHOD_PARAMS)),
+    Control("method", "method", "yarn", kind="select", options=tuple(METHOD_PARAMS),
+            labels=tuple(LABELS[m] for m in METHOD_PARAMS)),
     Control("factor", "scale s", 4.0, min=FACTORS[0], max=FACTORS[-1], step=FACTORS[1] - FACTORS[0], digits=1),
     Control("original", "original context L (tokens)", 4096, min=ORIGINALS[0], max=ORIGINALS[-1],
             step=ORIGINALS[1] - ORIGINALS[0]),

@@ -144,7 +144,7 @@ function draw(fig) {
     [method === "default" ? "plain RoPE (the same)" : c.a2 === 1 ? label : `${label}, logits × a²`, COLORS.k],
   ]);
 
-  fig.note("Methods: default = plain RoPE; linear = Position Interpolation; ntk = NTK-aware; dynamic = dynamic NTK read at ℓ = sL; yarn = YaRN (β 32 and 1); llama3 = the Llama 3.1 rule (low 1, high 4). d = 128, b = 10 000.");
+  fig.note("Config names (rope_type): plain RoPE = default; Position Interpolation = linear; NTK-aware = ntk; dynamic NTK = dynamic, read at ℓ = sL; YaRN = yarn (β 32 and 1); Llama 3.1 = llama3 (low 1, high 4). d = 128, b = 10 000.");
 
   // --- readouts (their Python counterpart: context_extension.readouts) ---
   const r = c.readouts;
@@ -156,7 +156,7 @@ function draw(fig) {
   fig.readout("beyond", "pairs past their trained arc at sL", r.beyond, 0);
   fig.readout("no_full_turn", "pairs turning less than once over L", r.no_full_turn, 0);
   fig.readout("logit_plain_new", "logit at Δ = sL, plain RoPE", r.logit_plain_new, 3);
-  fig.readout("logit_new", `logit at Δ = sL, ${method}`, r.logit_new, 3);
+  fig.readout("logit_new", `logit at Δ = sL, ${fig.data.methods[method].label}`, r.logit_new, 3);
 }
 
 function sub(k) { return String(k).split("").map((ch) => "₀₁₂₃₄₅₆₇₈₉"[Number(ch)]).join(""); }

@@ -283,7 +283,9 @@ if (!window.__ropeFigKeys) {
 
 function keyStep(spec, input, key) {
   if (spec.kind === "range") {
-    const min = Number(spec.min), max = Number(spec.max), step = Number(spec.step);
+    // a slider over listed values moves through their indices
+    const min = spec.values ? 0 : Number(spec.min), step = spec.values ? 1 : Number(spec.step);
+    const max = spec.values ? spec.values.length - 1 : Number(spec.max);
     const steps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 }[key];
     let v = key === "Home" ? min : key === "End" ? max : steps ? Number(input.value) + steps * step : null;
     if (v === null) return;
@@ -313,21 +315,24 @@ function buildControl(spec, model, uid) {
   let input, show;
   if (spec.kind === "range") {
     input = document.createElement("input");
-    Object.assign(input, { type: "range", id, min: spec.min, max: spec.max, step: spec.step });
+    if (spec.values) Object.assign(input, { type: "range", id, min: 0, max: spec.values.length - 1, step: 1 });
+    else Object.assign(input, { type: "range", id, min: spec.min, max: spec.max, step: spec.step });
     show = document.createElement("output");
     show.htmlFor = id;
     show.className = "rope-fig-value";
     input.addEventListener("input", () => {
-      const v = spec.integer ? Math.round(Number(input.value)) : Number(input.value);
+      const raw = spec.values ? spec.values[Math.round(Number(input.value))] : Number(input.value);
+      const v = spec.integer ? Math.round(raw) : raw;
       model.set(spec.name, v);
       model.save_changes();
     });
   } else if (spec.kind === "select") {
     input = document.createElement("select");
     input.id = id;
-    for (const opt of spec.options) {
+    for (const [i, opt] of spec.options.entries()) {
       const o = document.createElement("option");
-      o.value = o.textContent = opt;
+      o.value = opt;
+      o.textContent = spec.labels ? spec.labels[i] : opt;
       input.appendChild(o);
     }
     input.addEventListener("change", () => { model.set(spec.name, input.value); model.save_changes(); });
@@ -342,7 +347,11 @@ function buildControl(spec, model, uid) {
   const sync = () => {
     const v = model.get(spec.name);
     if (spec.kind === "checkbox") input.checked = !!v;
-    else if (String(input.value) !== String(v)) input.value = v;
+    else if (spec.values) {   // the listed value nearest to the state's
+      let best = 0;
+      spec.values.forEach((x, i) => { if (Math.abs(x - v) < Math.abs(spec.values[best] - v)) best = i; });
+      if (Number(input.value) !== best) input.value = String(best);
+    } else if (String(input.value) !== String(v)) input.value = v;
     if (show) show.textContent = fmt(Number(v), spec.digits || 0);
   };
   if (spec.kind === "checkbox") wrap.append(input, label);
