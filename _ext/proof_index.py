@@ -33,6 +33,19 @@ def _titles(env, docname: str) -> dict[str, str]:
     return titles
 
 
+def _chapter(env, docname: str) -> tuple[str, tuple]:
+    """The chapter a page belongs to, and its number: the page itself when the numbered part lists
+    it, else the numbered page whose toctree holds it (a further page of a chapter, a `sections:`
+    entry in _toc.yml, has no number of its own)."""
+    number = env.toc_secnumbers.get(docname, {}).get("", ())
+    if number:
+        return docname, tuple(number)
+    for parent, children in env.toctree_includes.items():
+        if docname in children and env.toc_secnumbers.get(parent, {}).get(""):
+            return parent, tuple(env.toc_secnumbers[parent][""])
+    return docname, ()
+
+
 def generate(self: ProofIndex, docnames=None):
     env = self.domain.env
     proofs = getattr(env, "proof_list", {})
@@ -43,15 +56,18 @@ def generate(self: ProofIndex, docnames=None):
         docname = values["docname"]
         if docname not in titles:
             titles[docname] = _titles(env, docname)
-        chapter = env.toc_secnumbers.get(docname, {}).get("", ())
-        head = env.titles[docname].astext()
+        chapter_doc, chapter = _chapter(env, docname)
+        head = env.titles[chapter_doc].astext()
         key = (f"Chapter {'.'.join(map(str, chapter))}. " if chapter else "") + head
         order[key] = tuple(chapter) or (999,)
         numbers = env.toc_fignumbers.get(docname, {}).get(values["countertype"], {}).get(label, ())
         name = f"{values['realtype'].title()} {'.'.join(map(str, numbers))}".strip()
         # name, subtype, docname, anchor, extra, qualifier, description
         place = list(titles[docname]).index(label) if label in titles[docname] else len(titles[docname])
-        groups[key].append((place, (name, 0, docname, label, "", "", titles[docname].get(label, ""))))
+        # the chapter's own page first, then its further pages in reading order
+        pages = env.toctree_includes.get(chapter_doc, [])
+        page = pages.index(docname) + 1 if docname in pages else 0
+        groups[key].append(((page, place), (name, 0, docname, label, "", "", titles[docname].get(label, ""))))
     content = [(key, [entry for _, entry in sorted(groups[key])]) for key in sorted(groups, key=order.get)]
     return content, False
 
