@@ -32,6 +32,26 @@ CHROMIUM_ARGS = [
 ]
 
 
+def probe_repository(root: Path, toc: str, intro: str) -> Path:
+    """A copy of the repository's tracked and new files at ``root``, without its chapters and
+    without the Chinese catalogs (so ``make book`` there builds the English edition only), with
+    the table of contents ``toc`` and a landing page saying ``intro``; the probe chapters go
+    under ``root/notebooks``."""
+    import shutil
+
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = ROOT / name
+        if src.is_file() and not name.startswith(("notebooks/", "locales/")):
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, root / name)
+    (root / "notebooks").mkdir(exist_ok=True)
+    (root / "_toc.yml").write_text(toc, encoding="utf-8")
+    (root / "book" / "probe_intro.md").write_text(f"# Probe book\n\n{intro}\n", encoding="utf-8")
+    return root
+
+
 def notebook_paths() -> list[Path]:
     return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 

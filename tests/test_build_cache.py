@@ -9,14 +9,13 @@ and the real Jupyter Book build. Each step checks what was executed, why, and wh
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, probe_repository
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
@@ -50,18 +49,7 @@ def _write(path: Path, nb: dict) -> None:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     """A copy of the repository's tracked and new files, with a two-chapter table of contents."""
-    root = tmp_path_factory.mktemp("book") / "repo"
-    listed = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        src = ROOT / name
-        if src.is_file() and not name.startswith("notebooks/"):
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, root / name)
-    (root / "notebooks").mkdir(exist_ok=True)
-    (root / "_toc.yml").write_text(TOC, encoding="utf-8")
-    (root / "book" / "probe_intro.md").write_text("# Probe book\n\nTwo chapters.\n", encoding="utf-8")
+    root = probe_repository(tmp_path_factory.mktemp("book") / "repo", TOC, "Two chapters.")
     _write(root / "notebooks" / "probe_a.ipynb", _notebook("Chapter A", "First prose.", PROBE))
     _write(root / "notebooks" / "probe_b.ipynb", _notebook("Chapter B", "Other prose.", PROBE))
     return root

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT
+from conftest import ROOT, probe_repository
 
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
@@ -74,17 +73,7 @@ def _build(root: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("folds") / "repo"
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        src = ROOT / name
-        if src.is_file() and not name.startswith("notebooks/"):
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, root / name)
-    (root / "notebooks").mkdir(exist_ok=True)
-    (root / "_toc.yml").write_text(TOC, encoding="utf-8")
-    (root / "book" / "probe_intro.md").write_text("# Probe book\n\nOne chapter.\n", encoding="utf-8")
+    root = probe_repository(tmp_path_factory.mktemp("folds") / "repo", TOC, "One chapter.")
     _write(root, RIGHT)
     result = _build(root)
     assert result.returncode == 0, (result.stdout + result.stderr)[-6000:]
