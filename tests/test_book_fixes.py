@@ -1,6 +1,7 @@
-"""The site's build-time slimming (_ext/book_fixes.py, issue 21 item 6), on small inputs: stylesheet
-rules are cut only where they cannot match, highlighting spans only where they change nothing, and
-formulas become MathML that MathJax's TeX input would have made."""
+"""The book's own Sphinx extensions (_ext/book_math.py, book_css.py, book_icons.py, book_plots.py,
+book_pages.py; issue 21 item 6, issue 35 item 2), on small inputs: stylesheet rules are cut only
+where they cannot match, highlighting spans only where they change nothing, formulas become MathML
+that MathJax's TeX input would have made, and the extensions' build-finished work runs in order."""
 
 from __future__ import annotations
 
@@ -11,14 +12,19 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-import book_fixes as B  # noqa: E402
+import book_css  # noqa: E402
+import book_math  # noqa: E402
+import book_pages  # noqa: E402
+import book_plots  # noqa: E402
+
+EXTENSIONS = ("book_math", "book_css", "book_icons", "book_plots", "book_pages")
 
 
 def test_purge_keeps_what_can_match():
     css = (".a{x:1}.b{x:2}.a .b,.c{x:3}.d:not(.zz){x:4}:is(.zz,.a) p{x:5}"
            "@media (min-width:1px){.b{x:6}.a{x:7}}@font-face{font-family:f}@keyframes k{0%{x:0}}"
            ".e[data-x=\".zz\"]{x:8}.bs-tooltip-top{x:9}.sm\\:a{x:10}")
-    out = B._purge_rules(css, {"a", "d", "e", "sm:a"}, ("bs-",))
+    out = book_css._purge_rules(css, {"a", "d", "e", "sm:a"}, ("bs-",))
     for kept in (".a{x:1}", ".d:not(.zz){x:4}", ":is(.zz,.a) p{x:5}", "@media (min-width:1px){.a{x:7}}",
                  "@font-face{font-family:f}", "@keyframes k{0%{x:0}}", '.e[data-x=".zz"]{x:8}',
                  ".bs-tooltip-top{x:9}", ".sm\\:a{x:10}"):
@@ -28,11 +34,22 @@ def test_purge_keeps_what_can_match():
     assert ".c{x:3}" not in out and "{x:3}" not in out  # no selector of that rule can match
 
 
+def test_purge_keeps_escaped_characters_readable():
+    """tinycss2 reads ``"\\f02e"`` as the character itself: a stylesheet that says it is UTF-8 keeps
+    it so (shorter), any other gets the escape back (it must read the same in any encoding)."""
+    css = '.a:before{content:"\\f02e"}.b:before{content:"\\f02e a"}.c:before{content:"\\30 "}'
+    assert book_css._purge_rules(css, {"a", "b", "c"}) == '.a:before{content:"\\f02e"}.b:before{content:"\\f02e a"}.c:before{content:"0"}'
+    utf8 = '@charset "UTF-8";' + css
+    assert book_css._purge_rules(utf8, {"a"}) == '@charset "UTF-8";.a:before{content:"\uf02e"}'
+    with pytest.raises(ValueError, match="stylesheet not understood"):
+        book_css._purge_rules(".a{x:1}.b", {"a", "b"})  # a selector with no block
+
+
 def test_used_words_from_pages_and_script_strings(tmp_path):
     (tmp_path / "_static").mkdir()
     (tmp_path / "p.html").write_text('<div class="one two"></div><script>var k = "inline";</script>')
     (tmp_path / "_static" / "s.js").write_text('el.classList.add("shown"); x = `bs-${name}-auto`; ident_only;')
-    used, prefixes = B._used_words(tmp_path)
+    used, prefixes = book_css._used_words(tmp_path)
     assert {"one", "two", "shown", "inline"} <= used and "ident_only" not in used
     assert "bs-" in prefixes
 
@@ -45,28 +62,28 @@ def test_plain_token_spans_are_unwrapped_losslessly(tmp_path):
                    'html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }\n'
                    'html[data-theme="dark"] .highlight .n { color: #F8F8F2 } /* Name */\n'
                    'html[data-theme="dark"] .highlight .o { color: #ABE338 } /* Operator */\n')
-    plain = B._plain_token_classes(css)
+    plain = book_pages._plain_token_classes(css)
     assert plain == {"n"}
     page = ('<p><span class="n">kept outside code</span></p><div class="highlight"><pre>'
             '<span class="n">x</span> <span class="o">=</span> <span class="n">y</span></pre></div>')
-    out = B._unwrap_plain_tokens(page, plain)
+    out = book_pages._unwrap_plain_tokens(page, plain)
     assert out == ('<p><span class="n">kept outside code</span></p><div class="highlight"><pre>'
                    'x <span class="o">=</span> y</pre></div>')
     assert re.sub(r"<[^>]+>", "", out) == re.sub(r"<[^>]+>", "", page)
 
 
-@pytest.mark.skipif(not B._MathML.available(), reason="quickjs (PyPI) or sphinx-mathjax-offline missing")
+@pytest.mark.skipif(not book_math._MathML.available(), reason="quickjs (PyPI) or sphinx-mathjax-offline missing")
 def test_tex_becomes_mathjax_mathml():
-    inline = B._MathML.convert(r"\theta_i = b^{-2i/d}", False)
+    inline = book_math._MathML.convert(r"\theta_i = b^{-2i/d}", False)
     assert inline.startswith("<math>") and "<msub><mi>&#x3B8;</mi><mi>i</mi></msub>" in inline
-    block = B._MathML.convert(r"\left(\frac{a}{b}\right)\, \mathbb{R}^d", True)
+    block = book_math._MathML.convert(r"\left(\frac{a}{b}\right)\, \mathbb{R}^d", True)
     assert block.startswith('<math display="block">')
     assert 'data-mjx-texclass="INNER"' in block and 'mathvariant="double-struck"' in block
     with pytest.raises(ValueError, match="cannot typeset"):
-        B._MathML.convert(r"\notamacro x", False)
+        book_math._MathML.convert(r"\notamacro x", False)
     markup = ('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)'
               '<a class="headerlink" href="#equation-e">#</a></span>\\[a &lt; b\\]</div>\n')
-    out = B._with_mathml(markup, True, None)
+    out = book_math._with_mathml(markup, True, None)
     assert out.startswith('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)')
     assert '<math display="block"><mi>a</mi><mo>&lt;</mo><mi>b</mi></math></div>' in out
 
@@ -79,12 +96,12 @@ def test_lazy_plots_state_their_size(tmp_path):
     page.parent.mkdir()
     html = ('<figure class="rope-plot align-default"><img alt="a plot" src="../_images/p.svg" />'
             '<figcaption>x</figcaption></figure><img alt="other" src="../_images/p.svg" />')
-    out = B._lazy_images(html, page)
+    out = book_plots._lazy_images(html, page)
     first, second = re.findall(r"<img [^>]*>", out)
     assert 'loading="lazy"' in first and 'width="576" height="384"' in first
     assert 'style="width: 576px; min-width: 432px;"' in first  # 3/4 of 576: the plot's text stays >= 10 px
     assert 'loading="lazy"' in second and "min-width" not in second
-    assert B._lazy_images(out, page) == out
+    assert book_plots._lazy_images(out, page) == out
 
 
 def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
@@ -101,11 +118,31 @@ def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
         '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" title="Toggle secondary sidebar">y</button>\n',
         encoding="utf-8",
     )
-    B._fix_pages(tmp_path)
+    book_pages._fix_pages(tmp_path)
     once = page.read_text(encoding="utf-8")
     assert "pst-navbar-icon sidebar-toggle" not in once
     assert once.count("primary-toggle") == 1 and once.count("secondary-toggle") == 1
     assert '<button class="sidebar-toggle primary-toggle btn btn-sm" aria-label="Site navigation"' in once
     assert '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" aria-label="On this page"' in once
-    B._fix_pages(tmp_path)
+    book_pages._fix_pages(tmp_path)
     assert page.read_text(encoding="utf-8") == once
+
+
+def test_build_finished_work_runs_in_order(tmp_path):
+    """The order of book_pages.py's docstring, in a real Sphinx application with the five extensions:
+    static files, MathML cache, stylesheets put back, page fixes, lazy images, icon fonts (which read
+    the fixed pages and the uncut stylesheets), stylesheets cut (which read the fixed pages)."""
+    from sphinx.application import Sphinx
+
+    (tmp_path / "conf.py").write_text(f"extensions = {list(EXTENSIONS)!r}\n", encoding="utf-8")
+    (tmp_path / "index.rst").write_text("Title\n=====\n", encoding="utf-8")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+    app = Sphinx(str(tmp_path), str(tmp_path), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=None)
+    listeners = sorted(app.events.listeners["build-finished"], key=lambda listener: listener.priority)
+    ours = [f"{listener.handler.__module__}.{listener.handler.__name__}" for listener in listeners
+            if listener.handler.__module__ in EXTENSIONS]
+    assert ours == ["book_pages._copy_static", "book_math._save", "book_css._restore", "book_pages._finish",
+                    "book_plots._finish", "book_icons._finish", "book_css._purge"]
+    # all before reader_notebooks.py's (900), as when they were one handler at 900 registered before it
+    assert max(listener.priority for listener in listeners if listener.handler.__module__ in EXTENSIONS) < 900

@@ -1,7 +1,7 @@
 // rope-edu: a box that scrolls sideways (a formula or a table wider than the column, on a phone)
 // takes keyboard focus, so that arrow keys can scroll it. Served as _static/rope_book/book.js by
-// _ext/book_fixes.py.
-const SCROLLERS = "span.math, div.math > mjx-container, div.math > .rope-katex, .rope-table, figure.rope-plot";
+// _ext/book_pages.py.
+const SCROLLERS = "span.math, div.math > mjx-container, .rope-table, figure.rope-plot";
 
 function markScrollers() {
   for (const box of document.querySelectorAll(SCROLLERS)) {
@@ -50,7 +50,7 @@ window.addEventListener("load", () => {
   });
 });
 
-// Navigation drawers (issue 34). The page fixes of _ext/book_fixes.py let the themes bind the ☰
+// Navigation drawers (issue 34). The page fixes of _ext/book_pages.py let the themes bind the ☰
 // and on-this-page buttons (https://github.com/pydata/pydata-sphinx-theme/issues/2451); two
 // things remain. sphinx-book-theme blurs the button on every click (to hide its tooltip), so the
 // theme's drawer, which returns focus to what had it when it opened, returned it to nothing: here
