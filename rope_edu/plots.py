@@ -7,7 +7,7 @@ In a notebook, :func:`use_style` (called by every chapter's shared first cell) a
 plot is shown: as SVG, sharp on any screen (a plot whose SVG would pass :data:`SVG_LIMIT` bytes,
 e.g. a dense scatter, is shown as a PNG at twice its display size instead), with a caption and an
 alt text carried inside the image (SVG ``<dc:title>`` / ``<dc:description>``, PNG ``Title`` /
-``Description``). The book's build (``_ext/book_fixes.py``) turns them into a numbered figure
+``Description``). The book's build (``_ext/book_plots.py``) turns them into a numbered figure
 caption and the ``alt`` of the ``<img>``. Give them with :func:`describe`; without it, the caption
 is the figure's title (``suptitle``, or its axes' titles) and the alt text is made from its
 axes (:func:`alt_text`).

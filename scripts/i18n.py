@@ -195,7 +195,7 @@ def build(root: Path, *, every_page: bool = False) -> int:
     if not (root / LOCALES / LANG).is_dir():
         print("Chinese edition: no catalogs (python scripts/i18n.py update)")
         return 0
-    # formulas are not translated: the English build's MathML cache (_ext/book_fixes.py) serves both
+    # formulas are not translated: the English build's MathML cache (_ext/book_math.py) serves both
     mathml = root / "_build" / "rope_mathml.json"
     if mathml.is_file():
         (out / "_build").mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ On every page of the built site, in headless Chromium:
 
 pydata-sphinx-theme 0.17.1 bound the drawers to hidden duplicates of these buttons, so they opened
 nothing (https://github.com/pydata/pydata-sphinx-theme/issues/2451); the fix is in
-_ext/book_fixes.py (page fixes) and _ext/book_static/book.js.
+_ext/book_pages.py (page fixes) and _ext/book_static/book.js.
 
 One browser context per width, one tab reused for every page: a few seconds per page.
 """
