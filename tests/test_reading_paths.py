@@ -64,7 +64,8 @@ def test_a_path_guides_from_the_landing_page_to_its_end(site_url, browser, paths
                 """(id) => { const nav = document.querySelector('nav.rope-path');
                    const h = nav.previousElementSibling; const t = document.getElementById(id);
                    const r = nav.getBoundingClientRect();
-                   return {under: !!h && /^H[1-4]$/.test(h.tagName) && (t === h || t.contains(h)),
+                   const sec = t.matches('section') ? t : t.closest('section');
+                   return {under: !!h && /^H[1-4]$/.test(h.tagName) && (t === h || t.contains(h) || (!!sec && sec.contains(h) && h.closest('section') === sec)),
                            fits: r.right <= document.documentElement.clientWidth + 1 && r.left >= 0}; }""",
                 anchor)
             assert placed == {"under": True, "fits": True}, (step, placed)

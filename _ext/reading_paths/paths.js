@@ -73,7 +73,10 @@
     .rope-path-moves a[rel="next"] { margin-left: auto; }`;
   document.head.append(style);
   const target = here.hash ? document.getElementById(decodeURIComponent(here.hash.slice(1))) : null;
-  const heading = target && (target.matches("h1, h2, h3, h4") ? target : target.querySelector("h1, h2, h3, h4"));
+  // the target is a heading, a section, or a label's <span> at the top of its section
+  const section = target && (target.matches("section") ? target : target.closest("section"));
+  const heading = target && (target.matches("h1, h2, h3, h4") ? target
+    : target.querySelector("h1, h2, h3, h4") || (section && section.querySelector("h1, h2, h3, h4")));
   const article = document.querySelector("article.bd-article") || document.body;
   if (heading) heading.after(nav);
   else article.prepend(nav);
