@@ -114,7 +114,7 @@ _PAGE_FIXES = [
     # a hidden cell's toggle shows "Show code cell source": let that visible text name it
     (re.compile(r'<summary aria-label="Toggle hidden content">'), "<summary>"),
     # the sidebar's toggle of a chapter with several pages: name it by the chapter (axe summary-name)
-    (re.compile(r'(<li class="toctree-l1 has-children"><a class="reference internal" href="[^"]*">([^<]*)</a><details>)<summary>'),
+    (re.compile(r'(<li class="toctree-l1 (?:current active )?has-children"><a class="(?:current )?reference internal" href="[^"]*">([^<]*)</a><details(?: open="open")?>)<summary>'),
      r'\1<summary aria-label="Pages of \2">'),
     # a role="list" may only hold list items
     (re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry"'), r'\1 role="listitem"'),
