@@ -109,13 +109,14 @@ _PAGE_FIXES = [
     # Sphinx's search index (115 KB) and tools, loaded on every page for the theme's search-as-you-
     # type, which is off: the search dialog submits to search.html, which loads them itself
     (re.compile(r'<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)[^"]*"></script>\s*'), ""),
-    # the search field's button shows "Search Ctrl+K": let that visible text name it
-    (re.compile(r'(<button class="btn search-button-field[^>]*?) aria-label="Search"'), r"\1"),
+    # the search field's button shows "Search Ctrl+K" ("搜索 Ctrl+K"): let that visible text name
+    # it (axe label-content-name-mismatch, in either language)
+    (re.compile(r'(<button class="btn search-button-field[^>]*?) aria-label="[^"]*"'), r"\1"),
     # a hidden cell's toggle shows "Show code cell source": let that visible text name it
     (re.compile(r'<summary aria-label="Toggle hidden content">'), "<summary>"),
     # the sidebar's toggle of a chapter with several pages: name it by the chapter (axe summary-name)
     (re.compile(r'(<li class="toctree-l1 (?:current active )?has-children"><a class="(?:current )?reference internal" href="[^"]*">([^<]*)</a><details(?: open="open")?>)<summary>'),
-     r'\1<summary aria-label="Pages of \2">'),
+     r'\1<summary aria-label="{pages_of}">'),
     # a role="list" may only hold list items
     (re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry"'), r'\1 role="listitem"'),
     # Navigation on phones (issue 34): pydata-sphinx-theme 0.17 puts its own ☰ and on-this-page
@@ -129,12 +130,25 @@ _PAGE_FIXES = [
                 r'<span class="fa-solid fa-[a-z-]+"></span>\s*</button>\s*'), ""),
     # the visible buttons are named by their tooltip alone ("Toggle primary sidebar"): name them as
     # the theme named the hidden ones
-    (re.compile(r'(<button class="sidebar-toggle primary-toggle btn btn-sm")(?! aria-label)'), r'\1 aria-label="Site navigation"'),
-    (re.compile(r'(<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon")(?! aria-label)'), r'\1 aria-label="On this page"'),
+    (re.compile(r'(<button class="sidebar-toggle primary-toggle btn btn-sm")(?! aria-label)'), r'\1 aria-label="{site_navigation}"'),
+    (re.compile(r'(<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon")(?! aria-label)'), r'\1 aria-label="{on_this_page}"'),
 ]
 
+# The names the fixes above give, per edition ({label} in a replacement; \2 is the chapter's title).
+_LABELS = {
+    "en": {"pages_of": r"Pages of \2", "site_navigation": "Site navigation", "on_this_page": "On this page"},
+    "zh": {"pages_of": r"\2 的各页", "site_navigation": "站点导航", "on_this_page": "本页内容"},
+}
 
-def _fix_pages(outdir: Path) -> None:
+
+def _fixes(language: str | None) -> list[tuple[re.Pattern, str]]:
+    """:data:`_PAGE_FIXES` with the names of the edition in ``language`` ("en", "zh_CN", ...)."""
+    labels = _LABELS["zh" if (language or "en").lower().startswith("zh") else "en"]
+    return [(pattern, replacement.format(**labels) if "{" in replacement else replacement)
+            for pattern, replacement in _PAGE_FIXES]
+
+
+def _fix_pages(outdir: Path, language: str | None = None) -> None:
     pygments_css = outdir / "_static" / "pygments.css"
     plain = _plain_token_classes(pygments_css) if pygments_css.exists() else set()
     for page in outdir.rglob("*.html"):
@@ -142,7 +156,7 @@ def _fix_pages(outdir: Path) -> None:
             continue
         text = page.read_text(encoding="utf-8")
         fixed = text
-        for pattern, replacement in _PAGE_FIXES:
+        for pattern, replacement in _fixes(language):
             if page.name == "search.html" and "searchindex" in pattern.pattern:
                 continue  # the search page itself needs the index
             fixed = pattern.sub(replacement, fixed)
@@ -169,7 +183,7 @@ def _copy_static(app: Sphinx, exception: Exception | None) -> None:
 
 def _finish(app: Sphinx, exception: Exception | None) -> None:
     if exception is None and app.builder.format == "html":
-        _fix_pages(Path(app.outdir))
+        _fix_pages(Path(app.outdir), app.config.language)
 
 
 def setup(app: Sphinx) -> dict:

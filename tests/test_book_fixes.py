@@ -128,6 +128,28 @@ def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
     assert page.read_text(encoding="utf-8") == once
 
 
+def test_the_chinese_edition_names_its_buttons_in_chinese(tmp_path):
+    """In the Chinese edition the names the fixes give are Chinese, and the search field's button
+    is named by its visible text "搜索 Ctrl+K" (the theme's aria-label "搜索" left out part of it:
+    axe label-content-name-mismatch)."""
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<button class="btn search-button-field search-button__button pst-js-only" title="搜索" aria-label="搜索">'
+        '<span class="search-button__default-text">搜索</span><kbd>Ctrl</kbd>+<kbd>K</kbd></button>\n'
+        '<li class="toctree-l1 has-children"><a class="reference internal" href="a.html">频率</a><details><summary>x</summary>\n'
+        '<button class="sidebar-toggle primary-toggle btn btn-sm" title="t">x</button>\n'
+        '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" title="t">y</button>\n',
+        encoding="utf-8",
+    )
+    book_pages._fix_pages(tmp_path, "zh_CN")
+    out = page.read_text(encoding="utf-8")
+    assert 'aria-label="搜索"' not in out and 'title="搜索"' in out
+    assert '<summary aria-label="频率 的各页">' in out
+    assert 'primary-toggle btn btn-sm" aria-label="站点导航"' in out
+    assert 'pst-navbar-icon" aria-label="本页内容"' in out
+    assert "Pages of" not in out and "Site navigation" not in out
+
+
 def test_build_finished_work_runs_in_order(tmp_path):
     """The order of book_pages.py's docstring, in a real Sphinx application with the five extensions:
     static files, MathML cache, stylesheets put back, page fixes, lazy images, icon fonts (which read
