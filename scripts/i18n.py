@@ -202,6 +202,15 @@ def build(root: Path, *, every_page: bool = False) -> int:
     if mathml.is_file():
         (out / "_build").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(mathml, out / "_build" / mathml.name)
+    # the reader notebooks' pictures (_ext/reader_notebooks.py) are keyed on what they show: the
+    # plots are the same in both editions, so the English build's pictures are not taken again
+    pictures = root / "_build" / ".reader_figures"
+    if pictures.is_dir():
+        cache = out / "_build" / pictures.name
+        cache.mkdir(parents=True, exist_ok=True)
+        for picture in pictures.iterdir():
+            if not (cache / picture.name).exists():
+                shutil.copyfile(picture, cache / picture.name)
     status = _jupyter_book(root, config(root), out, "-W", "-n", "--keep-going")
     if status:
         return status

@@ -191,3 +191,22 @@ def site_url(built_book):
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+#: Fixtures that need the built book (the first test that asks builds it: minutes in a fresh clone).
+BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_reports", "surfaces"})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run order: the book build's own test first, then every test that does not need the book,
+    then those that do (a stable sort: files keep their order within each group).
+
+    pytest-xdist deals tests to the workers in this order, so one worker builds the book at once
+    while the other runs the tests that need no book; in file order both workers soon reached a
+    test of the book and one of them waited minutes for the other's build."""
+    def rank(item) -> int:
+        if item.name == "test_book_builds":
+            return 0
+        return 2 if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) else 1
+
+    items.sort(key=rank)
