@@ -43,6 +43,10 @@ _QWEN_HYBRID = ("pattern", "full_attention_interval", 4, "linear_attention")
 _GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention": 1_000_000.0, "*": 1_000_000.0})
 # Hunyuan's rotary embedding reads a "dynamic" block with alpha as NTK-alpha (a fixed, stretched base)
 _NTK_ALPHA = MappingProxyType({"dynamic": ("alpha", "ntk_alpha")})
+# config class defaults of the fields Llama 4's attention and GPT-J's reader read (beyond the RoPE block)
+_LLAMA4_DEFAULTS = MappingProxyType({"use_qk_norm": True, "attn_temperature_tuning": True, "floor_scale": 8192,
+                                     "attn_scale": 0.1})
+_GPTJ_DEFAULTS = MappingProxyType({"rotary_dim": 64, "n_positions": 2048})
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})
 
@@ -66,14 +70,15 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", rotary="fraction",
        fraction_keys=("partial_rotary_factor", "rotary_pct"), default_fraction=0.25,
        theta_keys=("rotary_emb_base",), ignored_theta=("rope_theta",), head="split"),
-    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj),
+    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj,
+       class_defaults=_GPTJ_DEFAULTS),
     _F("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
        layout="interleaved", rotary="fraction", default_fraction=0.5, head_default=128),
     _F("smollm3", "SmolLM3", ("smollm3",), "transformers.models.smollm3", default_theta=2_000_000.0,
        layers=("nope_flags", 4, "full_attention", "full_attention")),
     _F("llama4", "Llama 4 (text)", ("llama4_text",), "transformers.models.llama4", layout="interleaved",
        default_theta=500_000.0, layers=("nope_flags", 4, "chunked_attention", "full_attention"), extra=_llama4_extra,
-       head_default=128),
+       head_default=128, class_defaults=_LLAMA4_DEFAULTS),
     _F("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", default_theta=150_000.0,
        default_block=_GPT_OSS_YARN, head_default=64),
     _F("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
@@ -101,14 +106,15 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction",
        default_fraction=0.5, layers=("attention_indices", "attn_layer_indices")),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
-    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj),
+    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj,
+       class_defaults=_GPTJ_DEFAULTS),
     _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0,
        layout="interleaved"),
     _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2",
        layout="interleaved", rope_types=("sliding_attention",),
        layers=("no_window", "none", ("pattern", "sliding_window_pattern", 4))),
     _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved",
-       rope_types=("sliding_attention",), head_default=128,
+       rope_types=("sliding_attention",), head_default=128, ignored_scaling=("rope_scaling",),
        layers=("forced", "mlp_layer_types", "dense", "first_k_dense_replace", "prefix_dense_sliding_window_pattern", 1,
                ("no_window", "none", ("pattern", "sliding_window_pattern", 4)))),
     _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge",
