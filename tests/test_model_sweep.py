@@ -725,6 +725,11 @@ def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
     # the ones listed are of this transformers (a stale entry says so)
     every = set().union(*(types for _, types, _, _ in _rotary_modules()))
     assert set(M.UNSUPPORTED) <= every, sorted(set(M.UNSUPPORTED) - every)
+    # each reason says what the code does or why it is not compared, not only that a row is missing
+    assert not [k for k, reason in M.UNSUPPORTED.items() if "no family row" in reason]
+    # the README's count is the list's
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert f"rotary embedding, {len(M.UNSUPPORTED)} of them" in readme
 
 
 # --- every scaling type against the family's own rotary module (no model forward) -----------------------

@@ -326,35 +326,55 @@ UNSUPPORTED: dict[str, str] = {
             "settings; rope_spec has no rule for looped layers",
     # model types of transformers 5.24 with a rotary embedding in a generative model that rope_spec has no family
     # row for (tests/test_model_sweep.py lists any that is neither supported nor here)
-    "bailing_hybrid": "no family row yet: a hybrid model with multi-head latent attention (qk_rope_head_dim, "
-                      "interleaved pairs) whose layers are not compared with its code",
+    "bailing_hybrid": "its rotary module sizes the frequencies by head_dim (else hidden_size // num_attention_heads),"
+                      " not by qk_rope_head_dim as the registry's multi-head latent attention rule does, and its "
+                      "full-attention layers sit among linear-attention layers; a tiny model's forward fails where "
+                      "the two sizes differ, so it is not compared with its code",
     "blt": "the Byte Latent Transformer has a local encoder, a global transformer and a local decoder with RoPE "
            "settings of their own; rope_spec reads one stack of decoder layers",
-    "chameleon": "no family row yet: Chameleon's attention is not compared with its code",
-    "cohere_compass_text": "no family row yet: an M-RoPE text model (mrope_section) not compared with its code",
+    "chameleon": "Chameleon has no causal-LM or text-model class (only ChameleonForConditionalGeneration with its "
+                 "VQ-VAE image tokenizer), and a ChameleonModel does not build from its class defaults: its RoPE is "
+                 "not compared with its code, so rope_spec refuses rather than guess",
+    "cohere_compass_text": "its rope_parameters are nested by layer type with M-RoPE sections, and a tiny model built"
+                           " from its config class's defaults fails (KeyError 'full_attention'): not compared with "
+                           "its code",
     "csm": "its depth decoder ignores the position_ids it is given and numbers the codebooks itself; rope_spec reads "
            "position ids",
-    "dbrx": "no family row yet: DBRX's attention is not compared with its code",
-    "deepseek_ocr2_text": "no family row yet: DeepSeek-OCR 2's text decoder is not compared with its code",
+    "dbrx": "transformers 5.24 keeps DBRX's base in two places: a config.json's attn_config.rope_theta (500000 in the"
+            " released DBRX) reaches DbrxAttention.rope_theta, which nothing uses, while the rotary module reads the "
+            "top-level rope_parameters (default 10000); rope_spec would have to report base 10000 for a model trained"
+            " at 500000, and refuses instead",
+    "deepseek_ocr2_text": "DeepSeek-OCR 2's text decoder does not build from its config class's defaults at a tiny "
+                          "size (TypeError in its config), so its RoPE is not compared with its code",
     "dia": "an encoder-decoder text-to-speech model whose encoder attends both ways; rope_spec reads decoder-only "
            "language models",
     "diffusion_gemma_text": "a diffusion language model whose text model attends both ways; rope_spec reads causal "
                             "language models",
-    "dots3_note_text": "no family row yet: a text model with multi-head latent attention and partial rotary fields, "
-                       "not compared with its code",
-    "ernie4_5_vl_moe_text": "no family row yet: ERNIE 4.5 VL's text model has M-RoPE with a rotate_half of its own, "
-                            "not compared with its code",
-    "gpt_neox_japanese": "no family row yet: GPT-NeoX Japanese's partial rotary attention is not compared with "
-                         "its code",
-    "gradium_phonon_tts": "a text-to-speech model, not compared with its code (no family row)",
+    "dots3_note_text": "its text model mixes multi-head latent attention (qk_rope_head_dim, interleaved pairs) with "
+                       "partial_rotary_factor fields in per-layer-type rope_parameters; which of the two sizes the "
+                       "rotated part is not settled by a comparison with its code",
+    "ernie4_5_vl_moe_text": "ERNIE 4.5 VL's rotary embedding reorders the pairs' frequencies "
+                            "(recomposition_frequencies): the height and width sections alternate pair by pair and "
+                            "the time section follows, each repeated over interleaved pairs; neither of the "
+                            "registry's M-RoPE assignments (contiguous, interleaved) says this",
+    "gpt_neox_japanese": "its attention computes its scores itself (GPTNeoXJapaneseAttention._attn), not through "
+                         "transformers' attention interface, so the sweep cannot see its rotated queries and keys: "
+                         "its partial rotary (rotary_pct of the head) is not compared with its code",
+    "gradium_phonon_tts": "a text-to-speech model over audio frames; its config class refuses a small backbone (the "
+                          "flow head's condition_dim must equal hidden_size), so it is not compared with its code",
     "hunyuan_vl": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) and "
                   "recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",
     "hunyuan_vl_text": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) "
                        "and recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",
-    "idefics": "no family row yet: IDEFICS's decoder is not compared with its code",
-    "kyutai_speech_to_text": "a speech-to-text model, not compared with its code (no family row)",
-    "longcat_flash": "no family row yet: multi-head latent attention (qk_rope_head_dim, interleaved pairs) not "
-                     "compared with its code",
+    "idefics": "IDEFICS's decoder interleaves gated cross-attention to image features with its self-attention layers,"
+               " and a tiny model still has 330 million parameters (vision sizes the sweep does not set): not "
+               "compared with its code",
+    "kyutai_speech_to_text": "a speech-to-text model whose decoder reads audio codebook tokens; a tiny model does not"
+                             " build from its config class (padding_idx outside the vocabulary), so it is not "
+                             "compared",
+    "longcat_flash": "each LongCat-Flash decoder layer runs two multi-head latent attention blocks (attention indices"
+                     " 2i and 2i + 1), so rope_spec's one-attention-per-layer index does not name them; not compared "
+                     "with its code",
     "moonshine": "an encoder-decoder speech model whose encoder attends both ways; rope_spec reads decoder-only "
                  "language models",
     "moonshine_streaming": "an encoder-decoder speech model whose encoder attends both ways; rope_spec reads "
@@ -362,16 +382,22 @@ UNSUPPORTED: dict[str, str] = {
     "musicflamingo": "rotates audio frames by their time (apply_rotary_time_emb), not tokens by their position",
     "nemo_speechlm": "a speech-recognition model whose audio encoder attends both ways; rope_spec reads decoder-only "
                      "language models",
-    "phi4_multimodal": "no family row yet: Phi-4-multimodal's language model is not compared with its code",
-    "pocket_tts": "a text-to-speech model, not compared with its code (no family row)",
-    "qwen4_exp_text": "no family row yet: an M-RoPE text model with a partial rotary fraction, not compared with its "
-                      "code",
-    "t5gemma": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language models",
+    "phi4_multimodal": "a tiny Phi4MultimodalForCausalLM still has 870 million parameters (its vision and audio "
+                       "encoders), so its language model's partial rotary and LongRoPE are not compared with its code",
+    "pocket_tts": "a text-to-speech model over audio frames; its config class refuses a small backbone (the flow "
+                  "head's condition_dim must equal hidden_size), so it is not compared with its code",
+    "qwen4_exp_text": "an M-RoPE text model with a partial rotary fraction whose config class derives sizes a tiny "
+                      "config leaves unset (TypeError when built): not compared with its code",
+    "t5gemma": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language "
+               "models",
     "t5gemma2": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language "
                 "models",
-    "voxtral_realtime_text": "no family row yet: Voxtral Realtime's text decoder is not compared with its code",
-    "zamba2": "no family row yet: a hybrid Mamba model whose shared attention blocks rotate only with use_mem_rope, "
-              "not compared with its code",
+    "voxtral_realtime_text": "Voxtral Realtime's text decoder needs audio embeddings in its forward (it fails on "
+                             "token ids alone), so its RoPE is not compared with its code",
+    "zamba2": "Zamba2 reuses shared attention blocks at several hybrid layers (layers_block_type); they rotate only "
+              "with use_mem_rope, over heads of 2 * hidden_size / num_attention_heads (the hidden state concatenated "
+              "with the original embeddings); the registry has no rule for one attention block shared by several "
+              "layers",
     "glm5_next": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and linear "
                  "attention layers); only its vision encoder rotates",
     "glm5_next_text": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and "
