@@ -214,7 +214,8 @@ function _proportional_params(cfg, block) {
 }
 
 export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = reg.hf_theta, thetaSource = "transformers' default_theta",
-  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false, retype = null } = {}) {
+  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false, retype = null,
+  note = "" } = {}) {
   if (block === null) [block, where] = ropeBlock(cfg);
   const b = theta(cfg, block, where, thetaKeys, defaultTheta, thetaSource);
   let ropeType;
@@ -233,7 +234,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
   const valid = allowed ? [...allowed] : Object.keys(reg.scalings).filter((t) => !reg.retyped_only.includes(t) || reached.has(t));
   if (typeof ropeType !== "string" || !valid.includes(ropeType)) {
     throw valueError(`unknown ${where}.rope_type ${repr(ropeType)} for model_type ${repr(cfg.modelType)}; ` +
-      `expected one of ${valid.map(repr).join(", ")}`);
+      `expected one of ${valid.map(repr).join(", ")}` + (note ? ` (${note})` : ""));
   }
   const [method, reader] = reg.scalings[ropeType];
   if (!Object.prototype.hasOwnProperty.call(PARAMS, reader)) {

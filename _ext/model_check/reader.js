@@ -65,7 +65,7 @@ function droppedTheta(family, cfg, block, where, key) {
 
 function ropeFor(reg, family, cfg, key, nested) {
   const common = { rename: family.rename, allowed: family.scalings, topLevelOriginal: family.top_level_original,
-    retype: family.retype };
+    retype: family.retype, note: family.scalings_note };
   const source = `${family.label} config default_theta`;
   const keptKeys = () => family.theta_keys.filter((k) => !family.ignored_theta.includes(k));
   if (key === UNSCALED) {

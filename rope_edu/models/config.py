@@ -308,7 +308,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
                theta_source: str = "transformers' default_theta", block: dict | None = None, where: str | None = None,
                rename: Mapping[str, str] | None = None, allowed: Sequence[str] | None = None,
                top_level_original: bool = False, nested: bool = False,
-               retype: Mapping[str, tuple[str, str]] | None = None) -> _Rope:
+               retype: Mapping[str, tuple[str, str]] | None = None, note: str = "") -> _Rope:
     if block is None:
         block, where = _rope_block(cfg)
     assert where is not None
@@ -330,7 +330,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
     if not isinstance(rope_type, str) or rope_type not in valid:
         raise ValueError(
             f"unknown {where}.rope_type {rope_type!r} for model_type {cfg.model_type!r}; "
-            f"expected one of {', '.join(repr(v) for v in valid)}"
+            f"expected one of {', '.join(repr(v) for v in valid)}" + (f" ({note})" if note else "")
         )
     method, reader = _SCALINGS[rope_type]
     params = reader(cfg, block, where, top_level_first=top_level_original, nested=nested)

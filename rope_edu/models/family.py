@@ -119,6 +119,9 @@ class Family:
         ``(assignment, default mrope_section)`` for M-RoPE families.
     scalings : tuple of str or None
         The ``rope_type`` values the family accepts (None: every one :func:`rope_spec` knows).
+    scalings_note : str
+        Why the family refuses the ``rope_type`` values its code accepts but ``scalings`` leaves out (said in the
+        error).
     rename : mapping
         ``rope_type`` aliases the config class rewrites (Phi-3: ``"su"`` -> ``"longrope"``).
     retype : mapping or None
@@ -173,6 +176,7 @@ class Family:
     output_layout: str | None = None
     mrope: tuple[str, tuple[int, int, int]] | None = None
     scalings: tuple[str, ...] | None = None
+    scalings_note: str = ""
     rename: Mapping[str, str] = field(default_factory=dict, repr=False)
     retype: Mapping[str, tuple[str, str]] | None = field(default=None, repr=False)
     scaling_layers: str | None = None

@@ -81,7 +81,7 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
     common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
-                  retype=family.retype)
+                  retype=family.retype, note=family.scalings_note)
     source = f"{family.label} config default_theta"
     if key == _UNSCALED:
         # a layer the family's scaling_layers leaves out: the same base, no scaling (Molmo 2's unscaled rotary module)

@@ -47,6 +47,11 @@ _NTK_ALPHA = MappingProxyType({"dynamic": ("alpha", "ntk_alpha")})
 _LLAMA4_DEFAULTS = MappingProxyType({"use_qk_norm": True, "attn_temperature_tuning": True, "floor_scale": 8192,
                                      "attn_scale": 0.1})
 _GPTJ_DEFAULTS = MappingProxyType({"rotary_dim": 64, "n_positions": 2048})
+# why rope_spec refuses Phi-3.5-MoE's scaled RoPE (its released LongRoPE included)
+_PHIMOE_SCALING = ("Phi-3.5-MoE's rotary embedding, for every rope_type but 'default', multiplies cos and sin by "
+                   "short_mscale or long_mscale, chosen by the length, instead of the type's attention factor, and "
+                   "computes the frequencies without the length (LongRoPE's short factors at every length); "
+                   "rope_spec does not model this")
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})
 
@@ -255,7 +260,8 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=500000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS, head_default=128),
     _F("persimmon", "Persimmon / Fuyu", ("persimmon",), "transformers.models.persimmon", rotary="fraction",
        default_fraction=0.5),
-    _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
+    _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0,
+       scalings=("default",), scalings_note=_PHIMOE_SCALING),
     _F("qwen2_5_omni", "Qwen2.5-Omni (thinker text)", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni",
        default_theta=1000000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
     _F("qwen2_moe", "Qwen2 MoE", ("qwen2_moe",), "transformers.models.qwen2_moe"),
