@@ -591,6 +591,18 @@ def _mutations(config: dict):
                         yield f"{key}.{inner} = {b!r}", {**config, key: {**value, inner: b}}
 
 
+# Phi-3.5-MoE's released LongRoPE (factors shortened to stand-ins), which rope_spec refuses with its reason, and a
+# Cohere 2 MoE config.json with a rope_scaling block its config class never reads
+PHIMOE = {"model_type": "phimoe", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+          "num_hidden_layers": 32, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+          "rope_theta": 10000.0, "rope_scaling": {"type": "longrope", "short_factor": [1.0] * 64,
+                                                  "long_factor": [1.5] * 64, "short_mscale": 1.243,
+                                                  "long_mscale": 1.243}}
+COHERE2_MOE = {"model_type": "cohere2_moe", "hidden_size": 1024, "num_attention_heads": 8, "head_dim": 128,
+               "num_hidden_layers": 4, "sliding_window": 4096, "rope_theta": 50000.0,
+               "rope_scaling": {"type": "linear", "factor": 4.0}}
+
+
 def test_interpreter_refuses_what_rope_spec_refuses():
     """Every published config (and the pasted ones of the page tests) with a field left out or a bad value:
     the same spec or the same refusal."""
@@ -598,7 +610,8 @@ def test_interpreter_refuses_what_rope_spec_refuses():
     models = [(p.name, dict(p.config), dict(p.select)) for p in PUBLISHED]
     models += [("Gemma 4 (pasted)", GEMMA4, {"layer": 5}), ("Qwen2-VL (pasted)", QWEN2_VL, {}),
                ("MiniMax-M2 (pasted)", MINIMAX_M2, {}), ("Cohere 2 (pasted)", COHERE2, {"layer": 2}),
-               ("both schemas (pasted)", BOTH_AGREE, {})]
+               ("both schemas (pasted)", BOTH_AGREE, {}), ("Phi-3.5-MoE (pasted)", PHIMOE, {}),
+               ("Cohere 2 MoE (pasted)", COHERE2_MOE, {"layer": 0})]
     for model, base_config, select in models:
         for name, config in _mutations(_json(base_config)):
             configs.append(config)

@@ -289,7 +289,9 @@ SCALING_VARIANTS: dict[str, list[dict[str, Any]]] = {
                {"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}}],
     # Cohere 2 MoE: dense prefix layers rotate whatever their window (prefix_dense_sliding_window_pattern 1
     # makes them full_attention layers); with another prefix pattern they follow the window rule
-    "cohere2_moe": [{"first_k_dense_replace": 2}, {"first_k_dense_replace": 3, "prefix_dense_sliding_window_pattern": 2}],
+    "cohere2_moe": [{"first_k_dense_replace": 2}, {"first_k_dense_replace": 3, "prefix_dense_sliding_window_pattern": 2},
+                    # its config class declares rope_scaling as a field of its own and never reads it: plain RoPE
+                    {"rope_scaling": {"type": "linear", "factor": 4.0}, "rope_theta": 50000.0}],
 }
 
 # Families the sweep's method cannot check, and why (tests/test_models.py checks them directly).
@@ -723,3 +725,305 @@ def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
     # the ones listed are of this transformers (a stale entry says so)
     every = set().union(*(types for _, types, _, _ in _rotary_modules()))
     assert set(M.UNSUPPORTED) <= every, sorted(set(M.UNSUPPORTED) - every)
+    # each reason says what the code does or why it is not compared, not only that a row is missing
+    assert not [k for k, reason in M.UNSUPPORTED.items() if "no family row" in reason]
+    # the README's count is the list's
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert f"rotary embedding, {len(M.UNSUPPORTED)} of them" in readme
+
+
+# --- every scaling type against the family's own rotary module (no model forward) -----------------------
+#
+# The sweep above runs whole models; doing that once per scaling type would cost minutes. Here each family's
+# own ``*RotaryEmbedding`` module is built from its tiny config with each scaling type in turn, in both schemas
+# (transformers 5's ``rope_parameters``, and a transformers 4 config.json's ``rope_scaling`` + ``rope_theta``,
+# which the config class converts), and compared with rope_spec: the inverse frequencies the module holds after
+# a call, its attention factor, and the cos and sin it returns, at short positions (inside the original length)
+# and at long ones (past ``max_position_embeddings``, where dynamic NTK and LongRoPE change their frequencies),
+# then short again (dynamic NTK and LongRoPE go back). A type the family's config class or rotary module refuses
+# is recorded, not compared; rope_spec may refuse one with a message naming the field.
+
+ROTARY_SHORT = np.stack([np.arange(SEQ) * 5, np.arange(SEQ) * 3 + 1])  # below ROTARY_ORIGINAL
+ROTARY_LONG = np.stack([7 + 61 * np.arange(SEQ), np.arange(SEQ) * 11])  # past ROTARY_MAX_POSITIONS
+ROTARY_MAX_POSITIONS, ROTARY_ORIGINAL = 64, 32
+# the fields of one scaling type (dropped from a family's block before another type's are put in)
+_SCALING_FIELDS = {"rope_type", "type", "factor", "beta_fast", "beta_slow", "original_max_position_embeddings",
+                   "low_freq_factor", "high_freq_factor", "short_factor", "long_factor", "attention_factor", "mscale",
+                   "mscale_all_dim", "truncate", "alpha"}
+
+
+# fields a family's config class requires in every scaled block (Phi-3.5-MoE: the factors its rotary embedding puts
+# on cos and sin instead of the type's attention factor)
+ROTARY_BLOCK_FIELDS: dict[str, dict[str, Any]] = {"phimoe": {"short_mscale": 1.1, "long_mscale": 1.3}}
+
+
+def scaling_blocks(pairs: int, family: M.Family) -> dict[str, dict[str, Any]]:
+    """One RoPE block per scaling type transformers implements (LongRoPE's factor lists have ``pairs`` entries),
+    plus the types a family's ``retype`` reaches (Hunyuan's "dynamic" with alpha)."""
+    blocks = {
+        "linear": {"rope_type": "linear", "factor": 4.0},
+        "dynamic": {"rope_type": "dynamic", "factor": 4.0},
+        "llama3": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                   "original_max_position_embeddings": ROTARY_ORIGINAL},
+        "longrope": {"rope_type": "longrope", "original_max_position_embeddings": ROTARY_ORIGINAL,
+                     "short_factor": [1.0 + 0.01 * i for i in range(pairs)],
+                     "long_factor": [1.0 + 0.5 * i for i in range(pairs)]},
+        "yarn": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": ROTARY_ORIGINAL,
+                 "beta_fast": 32.0, "beta_slow": 1.0},
+    }
+    for stated, (name, new) in (family.retype or {}).items():
+        blocks[new] = {"rope_type": stated, name: 50.0, "factor": 2.0}
+    return blocks
+
+
+def rotary_module(mod, config):
+    """The family's own rotary module for ``config`` (the first ``*RotaryEmbedding`` class of its modeling file,
+    outside vision and audio encoders, that accepts the config)."""
+    errors = []
+    for name, cls in vars(mod).items():
+        if (name.endswith("RotaryEmbedding") and inspect.isclass(cls) and cls.__module__ == mod.__name__
+                and not re.search(r"Vision|Audio|Encoder|ViT", name)):
+            try:
+                return cls(config)
+            except Exception as exc:  # noqa: BLE001 - the reason is reported
+                errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:100]}")
+    raise CannotCompare("; ".join(errors) or "no rotary class")
+
+
+def _rotary_call(module, positions: np.ndarray, key: str | None):
+    x = torch.zeros(1, dtype=torch.float32)
+    kwargs = {"layer_type": key} if key and "layer_type" in inspect.signature(module.forward).parameters else {}
+    pos = torch.tensor(positions)
+    with torch.no_grad():
+        try:
+            out = module(x, pos, **kwargs)
+        except Exception:  # noqa: BLE001 - M-RoPE modules take (3, batch, seq) ids: text positions on every axis
+            out = module(x, pos[None].expand(3, *pos.shape), **kwargs)
+    return out if isinstance(out, tuple) else (out, None)
+
+
+def _buffer_key(family: M.Family, module, spec) -> str | None:
+    """Which of the module's buffers serves the spec's layer: ``<key>_inv_freq`` of a per-layer-type module, or
+    ``inv_freq``."""
+    key = spec.layer_type
+    if key is not None and family.rope_keys is not None:
+        key = family.rope_keys.get(key, family.rope_keys.get("*"))
+    if key is not None and hasattr(module, f"{key}_inv_freq"):
+        return key
+    if hasattr(module, "inv_freq"):
+        return None
+    typed = [n[: -len("_inv_freq")] for n, _ in module.named_buffers() if n.endswith("_inv_freq")
+             and "original" not in n]
+    if len(typed) == 1:
+        return typed[0]
+    raise CannotCompare(f"which of the rotary buffers {typed} serves layer type {spec.layer_type!r}")
+
+
+def compare_rotary(spec, module, positions: np.ndarray, key: str | None) -> str | None:
+    """None when the module's inverse frequencies, attention factor, cos and sin at ``positions`` (after the call)
+    are the spec's, else what differs."""
+    cos, sin = _rotary_call(module, positions, key)
+    prefix = f"{key}_" if key else ""
+    seq = int(positions.max()) + 1
+    inv = getattr(module, f"{prefix}inv_freq").double().numpy()
+    want = spec.inv_freq(seq)
+    if inv.shape != want.shape or not np.allclose(inv, want, rtol=1e-5, atol=0):
+        return f"inv_freq at length {seq}: code {inv[:2]}...{inv[-1:]}, spec {want[:2]}...{want[-1:]}"
+    factor = float(getattr(module, f"{prefix}attention_scaling"))
+    if not np.isclose(factor, spec.attention_factor, rtol=1e-6):
+        return f"attention factor: code {factor}, spec {spec.attention_factor}"
+    c, s = spec.cos_sin(positions)
+    if spec.clockwise:  # the module's sin is the usual one; the family's rotate_half flips the turn
+        s = -s
+    if torch.is_complex(cos):  # Llama 4, DeepSeek-V2: factor * (cos + i sin) per pair
+        got_c, got_s = cos.real.double().numpy(), cos.imag.double().numpy()
+    else:
+        got_c, got_s = cos.double().numpy(), sin.double().numpy()
+    if got_c.ndim == positions.ndim + 2:  # (3, batch, seq, dims): the time axis (all axes are equal here)
+        got_c, got_s = got_c[0], got_s[0]
+    pairs = c.shape[-1]
+    if got_c.shape[-1] == pairs:
+        options = [(got_c, got_s)]
+    elif got_c.shape[-1] == 2 * pairs:  # repeated per pair: cat (half-split) or repeat_interleave (interleaved)
+        options = [(got_c[..., :pairs], got_s[..., :pairs]), (got_c[..., ::2], got_s[..., ::2])]
+    else:
+        return f"cos has {got_c.shape[-1]} entries for {pairs} pairs"
+    bound = abs(spec.attention_factor) * (ANGLE_RTOL * np.abs(positions)[..., None] * want + ANGLE_ATOL) + 1e-6
+    errors = [max(np.abs(oc - c).max(), np.abs(os_ - s).max()) for oc, os_ in options]
+    for oc, os_ in options:
+        if np.all(np.abs(oc - c) <= bound) and np.all(np.abs(os_ - s) <= bound):
+            return None
+    return f"cos/sin at positions up to {seq - 1}: max error {min(errors):.3g}"
+
+
+def _nested(rope: Any) -> bool:
+    return (isinstance(rope, dict) and "rope_type" not in rope and bool(rope)
+            and all(v is None or isinstance(v, dict) for v in rope.values()))
+
+
+def rotary_variant(family: M.Family, mod, cls, base: dict[str, Any], rope0: dict[str, Any], block_of,
+                   schema: str) -> tuple[str, str]:
+    """(outcome, detail) for one scaling type in one schema: "agree", "wrong", "rejected" (by rope_spec),
+    "refused" (by the family's config class or rotary module) or "n/a" (no such form)."""
+    def one(b, key):
+        return {**{k: v for k, v in b.items() if k not in _SCALING_FIELDS}, **block_of(key)}
+    nested = _nested(rope0)
+    rope = {k: (v if v is None else one(v, k)) for k, v in rope0.items()} if nested else one(rope0, None)
+    if schema == "v4":
+        if nested:
+            return "n/a", "rope_parameters nested by layer type have no transformers 4 form"
+        rope = dict(rope)
+        theta = rope.pop("rope_theta", None)
+        scaling = {("type" if k == "rope_type" else k): v for k, v in rope.items()}
+        extra = {k: v for k, v in base.items() if k != "rope_parameters"}
+        extra["rope_scaling"] = scaling
+        if theta is not None:
+            extra["rope_theta"] = theta
+    else:
+        extra = {**base, "rope_parameters": rope}
+    try:
+        config = tiny_config(cls, extra)
+        module = rotary_module(mod, config)
+    except CannotCompare as exc:  # the family's config class or rotary module refuses this type
+        return "refused", str(exc)[:160]
+    subject: Any = config
+    if schema == "v4":  # a transformers 4 config.json: rope_scaling and rope_theta, no rope_parameters
+        subject = {k: v for k, v in config.to_dict().items() if k != "rope_parameters"}
+        subject["rope_scaling"] = scaling
+        if theta is not None:
+            subject["rope_theta"] = theta
+    seen = set()
+    for i in range(getattr(config, "num_hidden_layers", None) or 1):
+        try:
+            spec = rope_spec(subject, layer=i)
+        except (ValueError, TypeError) as exc:
+            return "rejected", f"{type(exc).__name__}: {exc}"
+        if not spec.uses_rope:
+            continue
+        key = _buffer_key(family, module, spec)
+        same = (key, spec.base, spec.scaling, repr(sorted(spec.scaling_params.items())), spec.rotary_dim,
+                spec.rotating_pairs, spec.attention_factor)
+        if same in seen:
+            continue
+        seen.add(same)
+        for positions in (ROTARY_SHORT, ROTARY_LONG, ROTARY_SHORT):
+            diff = compare_rotary(spec, module, positions, key)
+            if diff:
+                return "wrong", f"layer {i}: {diff}"
+    return "agree", f"{len(seen)} rotary settings"
+
+
+def rotary_family(key: str, family: M.Family, cand: Candidate) -> dict[tuple[str, str], tuple[str, str]]:
+    """Every scaling type, in both schemas, for one family: (type, schema) -> (outcome, detail)."""
+    mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
+    cls = getattr(mod, cand.model_cls).config_class
+    base = {**SWEEP_CONFIG.get(cand.name, {}), "max_position_embeddings": ROTARY_MAX_POSITIONS}
+    if family.top_level_original:  # Phi-3: the top-level original length wins over the block's
+        base["original_max_position_embeddings"] = ROTARY_ORIGINAL
+    try:
+        config0 = tiny_config(cls, base)
+        module0 = rotary_module(mod, config0)
+    except CannotCompare as exc:
+        return {("*", "*"): ("cannot", str(exc))}
+    rope0 = config0.to_dict().get("rope_parameters")
+    if not isinstance(rope0, dict):
+        return {("*", "*"): ("cannot", "its config has no rope_parameters")}
+    sizes = {n[: -len("inv_freq")].rstrip("_") or None: b.shape[0] for n, b in module0.named_buffers()
+             if n.endswith("inv_freq") and "original" not in n}
+    out = {}
+    for name in scaling_blocks(1, family):
+        def block_of(k, name=name):
+            block = scaling_blocks(sizes.get(k, max(sizes.values())), family)[name]
+            return {**block, **ROTARY_BLOCK_FIELDS.get(cand.name, {})}
+        for schema in ("v5", "v4"):
+            try:
+                out[(name, schema)] = rotary_variant(family, mod, cls, base, rope0, block_of, schema)
+            except CannotCompare as exc:
+                out[(name, schema)] = ("cannot", str(exc))
+    return out
+
+
+def rotary_families() -> list[tuple[str, M.Family, Candidate]]:
+    """Every family rope_spec reads from transformers, with the sweep's candidate for each of its packages."""
+    by_name = {c.name: c for c in CANDIDATES}
+    found = []
+    for key, family in M.FAMILIES.items():
+        for package in family.code.split(","):
+            package = package.strip()
+            if package.startswith("transformers.models.") and package.split(".")[-1] in by_name:
+                found.append((key, family, by_name[package.split(".")[-1]]))
+    return found
+
+
+def test_every_scaling_type_against_the_rotary_module():
+    """Every family rope_spec reads, with every scaling type transformers implements (and Hunyuan's NTK-alpha), in
+    both schemas, against the family's own rotary module: none is wrong; rope_spec refuses only with a message
+    that names the field or the model type. ``ROPE_SWEEP`` limits it to some packages. The summary and its CPU
+    time are printed (``-s``)."""
+    only = [name for name in os.environ.get("ROPE_SWEEP", "").split(",") if name]
+    start = time.process_time()
+    results: dict[tuple[str, str, str], tuple[str, str]] = {}
+    for key, family, cand in rotary_families():
+        if only and cand.name not in only:
+            continue
+        for (name, schema), outcome in rotary_family(key, family, cand).items():
+            results[(cand.name, name, schema)] = outcome
+    seconds = time.process_time() - start
+    counts: dict[str, int] = {}
+    for kind, _ in results.values():
+        counts[kind] = counts.get(kind, 0) + 1
+    print(f"\nscaling types against the rotary modules: {counts} ({seconds:.1f} CPU-s)")
+    for where, (kind, detail) in sorted(results.items()):
+        if kind in ("wrong", "rejected"):
+            print(f"  {kind}: {where}: {detail}")
+    wrong = {where: detail for where, (kind, detail) in results.items() if kind == "wrong"}
+    assert not wrong, f"rope_spec differs from the family's rotary module: {wrong}"
+    for where, (kind, detail) in results.items():
+        if kind == "rejected":
+            assert "model_type" in detail or "missing the field" in detail or "rope_type" in detail, (where, detail)
+    if not only:
+        assert counts.get("agree", 0) >= 1000, counts
+        # every family read by the standard reader agrees with its rotary module in some scaling type, or every
+        # one is refused, by its code (Cosmos 3 Edge's config class, RecurrentGemma's module) or by rope_spec
+        # with the reason (Phi-3.5-MoE)
+        kinds: dict[str, set[str]] = {}
+        for (name, _, _), (kind, _) in results.items():
+            kinds.setdefault(name, set()).add(kind)
+        missing = sorted(cand.name for _, family, cand in rotary_families() if family.read is None
+                         and "agree" not in kinds[cand.name]
+                         and not kinds[cand.name] <= {"refused", "rejected", "n/a"})
+        assert not missing, f"families no scaling type could be compared for: {missing}"
+
+
+def test_the_rotary_comparison_sees_small_differences():
+    """compare_rotary fails a spec that is slightly off: dynamic NTK read as plain RoPE (only past
+    max_position_embeddings), a base 1% off, an attention factor 1% off."""
+    cand = next(c for c in CANDIDATES if c.name == "llama")
+    mod = importlib.import_module("transformers.models.llama.modeling_llama")
+    config = tiny_config(mod.LlamaForCausalLM.config_class,
+                         {"max_position_embeddings": ROTARY_MAX_POSITIONS,
+                          "rope_parameters": {"rope_type": "dynamic", "factor": 4.0, "rope_theta": 10000.0}})
+    spec = rope_spec(config, layer=0)
+    module = rotary_module(mod, config)
+    assert cand and all(compare_rotary(spec, module, p, None) is None for p in (ROTARY_SHORT, ROTARY_LONG))
+    plain = M.RopeSpec(**{**spec.__dict__, "scaling": "default", "scaling_params": {}})
+    assert compare_rotary(plain, module, ROTARY_SHORT, None) is None  # inside the trained length they agree
+    assert compare_rotary(plain, module, ROTARY_LONG, None)
+    for other in (M.RopeSpec(**{**spec.__dict__, "base": spec.base * 1.01}),
+                  M.RopeSpec(**{**spec.__dict__, "attention_factor": 1.01})):
+        assert compare_rotary(other, module, ROTARY_LONG, None)
+
+
+@pytest.mark.parametrize("key", sorted(k for k, f in M.FAMILIES.items() if f.class_defaults))
+def test_class_defaults_are_the_config_classes(key):
+    """The config-class defaults a family row records (Family.class_defaults) are the config class's own."""
+    family = M.FAMILIES[key]
+    package = family.code.split(".")[-1]
+    mod = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
+    cand = next(c for c in CANDIDATES if c.name == package) if any(c.name == package for c in CANDIDATES) else None
+    cls = getattr(mod, cand.model_cls).config_class if cand else next(
+        c for n, c in vars(importlib.import_module(f"transformers.models.{package}")).items()
+        if n.endswith("Config") and getattr(c, "model_type", None) in family.model_types)
+    defaults = cls()
+    for name, value in family.class_defaults.items():
+        assert getattr(defaults, name) == value, (key, name)

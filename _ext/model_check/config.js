@@ -8,9 +8,10 @@ import {
 // --- _Config and the field readers ------------------------------------------------------------
 
 export class Config {
-  constructor(data, modelType) {
+  constructor(data, modelType, family = null) {
     this.data = data;
     this.modelType = modelType;
+    this.family = family;  // the registry row being read (its class_defaults)
     this.defaults = [];
   }
   get(name) { return own(this.data, name); }
@@ -24,6 +25,12 @@ export class Config {
     if (this.has(name)) return this.get(name);
     this.defaults.push(`${name} = ${repr(value)} (${source}; the config does not state it)`);
     return value;
+  }
+  classDefault(name) {
+    if (!this.family || !Object.prototype.hasOwnProperty.call(this.family.class_defaults || {}, name)) {
+      throw new Error(`the family row has no class_defaults entry for ${name}`);
+    }
+    return this.default(name, this.family.class_defaults[name], `${this.family.label} config class default`);
   }
   size(name) { return positiveInt(this.require(name), name); }
 }
@@ -47,11 +54,16 @@ export function renameType(block) {
   return block;
 }
 
-export function ropeBlock(cfg) {
+export function ropeBlock(cfg, ignored = [], label = "") {
   const blocks = [];
   for (const name of ["rope_parameters", "rope_scaling"]) {
     const value = cfg.get(name);
     if (!given(value)) continue;
+    if (ignored.includes(name)) {
+      cfg.defaults.push(`${name} = ${repr(value)} is not read: ${label}'s config class keeps ${name} as a field of ` +
+        "its own and never moves it into rope_parameters, so its code uses plain RoPE at rope_theta");
+      continue;
+    }
     if (!isMapping(value)) throw typeError(`${name} must be a dict, got ${repr(value)} of type ${typeName(value)}`);
     blocks.push([name, renameType({ ...value })]);
   }
@@ -202,7 +214,8 @@ function _proportional_params(cfg, block) {
 }
 
 export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = reg.hf_theta, thetaSource = "transformers' default_theta",
-  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false, retype = null } = {}) {
+  block = null, where = null, rename = null, allowed = null, topLevelOriginal = false, nested = false, retype = null,
+  note = "" } = {}) {
   if (block === null) [block, where] = ropeBlock(cfg);
   const b = theta(cfg, block, where, thetaKeys, defaultTheta, thetaSource);
   let ropeType;
@@ -221,7 +234,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
   const valid = allowed ? [...allowed] : Object.keys(reg.scalings).filter((t) => !reg.retyped_only.includes(t) || reached.has(t));
   if (typeof ropeType !== "string" || !valid.includes(ropeType)) {
     throw valueError(`unknown ${where}.rope_type ${repr(ropeType)} for model_type ${repr(cfg.modelType)}; ` +
-      `expected one of ${valid.map(repr).join(", ")}`);
+      `expected one of ${valid.map(repr).join(", ")}` + (note ? ` (${note})` : ""));
   }
   const [method, reader] = reg.scalings[ropeType];
   if (!Object.prototype.hasOwnProperty.call(PARAMS, reader)) {

@@ -65,7 +65,7 @@ function droppedTheta(family, cfg, block, where, key) {
 
 function ropeFor(reg, family, cfg, key, nested) {
   const common = { rename: family.rename, allowed: family.scalings, topLevelOriginal: family.top_level_original,
-    retype: family.retype };
+    retype: family.retype, note: family.scalings_note };
   const source = `${family.label} config default_theta`;
   const keptKeys = () => family.theta_keys.filter((k) => !family.ignored_theta.includes(k));
   if (key === UNSCALED) {
@@ -97,7 +97,7 @@ function ropeFor(reg, family, cfg, key, nested) {
       `rope_theta/rope_scaling reaches ${family.flat_types.join(", ")} layers only)${note}`);
     return { base: b, method: "default", params: {}, where: `(${key} layers)`, block: { rope_type: "default", rope_theta: b } };
   }
-  let [block, where] = ropeBlock(cfg);
+  let [block, where] = ropeBlock(cfg, family.ignored_scaling, family.label);
   droppedTheta(family, cfg, block, where, key);
   if (family.flat_types && given(key)) {
     return readRope(reg, cfg, { thetaKeys: keptKeys(), block, where, defaultTheta: thetaDefault(family, key), thetaSource: source, nested: true, ...common });
@@ -130,7 +130,7 @@ function typeHead(family, cfg, chosen) {
   }
   const [name, dflt] = family.type_head[hit[0]];
   const value = positiveInt(cfg.default(name, dflt, `${family.label} config class default`), name);
-  const out = new Config({ ...cfg.data, head_dim: value }, cfg.modelType);
+  const out = new Config({ ...cfg.data, head_dim: value }, cfg.modelType, cfg.family);
   out.defaults = cfg.defaults;
   return out;
 }
@@ -199,7 +199,7 @@ function overlay(cfg, layers) {
   const found = layers.filter((i) => i !== null).map((i) => ({ ...(own(table, String(i)) || {}) }));
   if (found.some((f) => !equal(f, found[0]))) throw valueError("per_layer_config gives the selected layers different settings; pass layer=index");
   if (!Object.keys(found[0]).length) return cfg;
-  const out = new Config({ ...cfg.data, ...found[0] }, cfg.modelType);
+  const out = new Config({ ...cfg.data, ...found[0] }, cfg.modelType, cfg.family);
   out.defaults = cfg.defaults;
   return out;
 }
@@ -298,11 +298,10 @@ function mropeAxes(section, assignment) {
 // --- what some attention layers add, and the families with readers of their own -----------------
 
 function _llama4_extra(cfg, parts) {
-  const qk = truthy(cfg.default("use_qk_norm", true, "Llama4TextConfig default"));
+  const qk = truthy(cfg.classDefault("use_qk_norm"));
   const out = { qk_norm: qk && parts.uses_rope ? "after_rope" : "none" };
-  if (!parts.uses_rope && truthy(cfg.default("attn_temperature_tuning", true, "Llama4TextConfig default"))) {
-    out.temperature_tuning = [cfg.default("floor_scale", 8192, "Llama4TextConfig default"),
-      cfg.default("attn_scale", 0.1, "Llama4TextConfig default")];
+  if (!parts.uses_rope && truthy(cfg.classDefault("attn_temperature_tuning"))) {
+    out.temperature_tuning = [cfg.classDefault("floor_scale"), cfg.classDefault("attn_scale")];
   }
   return out;
 }
@@ -345,11 +344,11 @@ function _read_gptj(reg, cfg, layerType, layer) {
     throw valueError("rotary_dim is None: GPT-J's code then builds its table over the whole hidden size " +
       "(n_embd), which only fits a single head; give rotary_dim");
   }
-  const r = positiveInt(cfg.default("rotary_dim", 64, "GPTJConfig default"), "rotary_dim");
+  const r = positiveInt(cfg.classDefault("rotary_dim"), "rotary_dim");
   if (r % 2 || r > dim) throw valueError(`rotary_dim must be an even number of dims <= head_dim = ${dim}, got ${r}`);
   // Python's dict.get("n_positions", default): a stated null is kept (and then defaulted below)
   let positions = Object.prototype.hasOwnProperty.call(cfg.data, "n_positions") ? cfg.data.n_positions : cfg.get("max_position_embeddings");
-  if (!given(positions)) positions = cfg.default("n_positions", 2048, "GPTJConfig default");
+  if (!given(positions)) positions = cfg.classDefault("n_positions");
   const rope = { base: 10000, method: "default", params: {}, where: "(fixed in GPT-J's code)", block: {} };
   return { head_dim: dim, rotary_dim: r, layout: "interleaved", rope, max_positions: positiveInt(positions, "n_positions"),
     layer_type: layerType, layer };

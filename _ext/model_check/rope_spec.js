@@ -70,7 +70,7 @@ export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
       `(its layout, rotated dims and layer rules); supported: ${Object.keys(reg.model_types).map(repr).join(", ")}`);
   }
   const family = reg.families[reg.model_types[modelType]];
-  let cfg = new Config(data, modelType);
+  let cfg = new Config(data, modelType, family);
   let parts;
   if (family.read) parts = call(family.read.callable, reg, cfg, layerType, layer);
   else [parts, cfg] = readFamily(reg, family, cfg, layerType, layer);

@@ -24,9 +24,10 @@ _HF_THETA = 10000.0
 class _Config:
     """A configuration as a dict: errors name the field, used defaults are recorded."""
 
-    def __init__(self, data: Mapping[str, Any], model_type: str) -> None:
+    def __init__(self, data: Mapping[str, Any], model_type: str, family: Any = None) -> None:
         self.data = data
         self.model_type = model_type
+        self.family = family  # the Family row being read (its class_defaults)
         self.defaults: list[str] = []
 
     def has(self, name: str) -> bool:
@@ -44,6 +45,12 @@ class _Config:
             return self.data[name]
         self.defaults.append(f"{name} = {value!r} ({source}; the config does not state it)")
         return value
+
+    def class_default(self, name: str) -> Any:
+        """The field's value, or the family's config class default for it (:attr:`Family.class_defaults`), recorded."""
+        if self.family is None or name not in self.family.class_defaults:
+            raise KeyError(f"the family row has no class_defaults entry for {name!r}")
+        return self.default(name, self.family.class_defaults[name], f"{self.family.label} config class default")
 
     def size(self, name: str) -> int:
         return _positive_int(self.require(name), name)
@@ -82,13 +89,19 @@ class _Rope:
     block: dict[str, Any]
 
 
-def _rope_block(cfg: _Config) -> tuple[dict[str, Any], str]:
+def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> tuple[dict[str, Any], str]:
     """The RoPE parameter dict: v5 ``rope_parameters`` or v4 ``rope_scaling``; with both (and no conflict), ``rope_scaling``
-    alone, as transformers 5 reads it (what only ``rope_parameters`` states is recorded as not read)."""
+    alone, as transformers 5 reads it (what only ``rope_parameters`` states is recorded as not read). A field in
+    ``ignored`` (a family's :attr:`Family.ignored_scaling`) is not read, and a note says so."""
     blocks = []
     for name in ("rope_parameters", "rope_scaling"):
         value = cfg.data.get(name)
         if value is None:
+            continue
+        if name in ignored:
+            cfg.defaults.append(f"{name} = {value!r} is not read: {label}'s config class keeps {name} as a field of "
+                                "its own and never moves it into rope_parameters, so its code uses plain RoPE at "
+                                "rope_theta")
             continue
         if not isinstance(value, Mapping):
             raise TypeError(f"{name} must be a dict, got {value!r} of type {type(value).__name__}")
@@ -295,7 +308,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
                theta_source: str = "transformers' default_theta", block: dict | None = None, where: str | None = None,
                rename: Mapping[str, str] | None = None, allowed: Sequence[str] | None = None,
                top_level_original: bool = False, nested: bool = False,
-               retype: Mapping[str, tuple[str, str]] | None = None) -> _Rope:
+               retype: Mapping[str, tuple[str, str]] | None = None, note: str = "") -> _Rope:
     if block is None:
         block, where = _rope_block(cfg)
     assert where is not None
@@ -317,7 +330,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
     if not isinstance(rope_type, str) or rope_type not in valid:
         raise ValueError(
             f"unknown {where}.rope_type {rope_type!r} for model_type {cfg.model_type!r}; "
-            f"expected one of {', '.join(repr(v) for v in valid)}"
+            f"expected one of {', '.join(repr(v) for v in valid)}" + (f" ({note})" if note else "")
         )
     method, reader = _SCALINGS[rope_type]
     params = reader(cfg, block, where, top_level_first=top_level_original, nested=nested)

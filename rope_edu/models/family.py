@@ -60,6 +60,11 @@ class Family:
         Gemma4TextConfig, Ministral3Config... ignore a ``rope_theta`` keyword and keep their default):
         rope_spec uses the default too and says so in :attr:`RopeSpec.defaults`; stated together with
         a different ``rope_parameters`` base, it is an error.
+    ignored_scaling : tuple of str
+        Top-level fields naming a RoPE scaling block that the config class keeps as a field of its own and never
+        reads (Cohere2MoeConfig declares ``rope_scaling``, so transformers' setter never moves it into
+        ``rope_parameters``: its code uses plain RoPE at ``rope_theta``). rope_spec does not read them either,
+        and says so in :attr:`RopeSpec.defaults`.
     nested_only : bool
         The config class fills in ``rope_parameters`` nested by layer type when a config gives none
         (Gemma 4, LFM3...): a configuration without them is refused rather than guessed.
@@ -114,6 +119,9 @@ class Family:
         ``(assignment, default mrope_section)`` for M-RoPE families.
     scalings : tuple of str or None
         The ``rope_type`` values the family accepts (None: every one :func:`rope_spec` knows).
+    scalings_note : str
+        Why the family refuses the ``rope_type`` values its code accepts but ``scalings`` leaves out (said in the
+        error).
     rename : mapping
         ``rope_type`` aliases the config class rewrites (Phi-3: ``"su"`` -> ``"longrope"``).
     retype : mapping or None
@@ -126,6 +134,11 @@ class Family:
         RoPE parameters the config class fills in when a config gives none (GPT-OSS's YaRN).
     top_level_original : bool
         A top-level ``original_max_position_embeddings`` wins over the RoPE dict's (Phi-3).
+    class_defaults : mapping
+        Defaults of the config class for fields beyond the RoPE block that ``extra`` or ``read`` reads (Llama 4's
+        ``floor_scale`` 8192 and ``attn_scale`` 0.1, GPT-J's ``rotary_dim`` 64): used, and listed in
+        :attr:`RopeSpec.defaults`, when a config leaves them out. ``tests/test_model_sweep.py`` compares them
+        with the config classes.
     extra : callable or None
         ``extra(cfg, parts) -> dict`` for fields beyond RoPE itself that the family's attention
         applies (Llama 4's NoPE temperature, MLA's softmax scale).
@@ -144,6 +157,7 @@ class Family:
     default_fraction: float = 1.0
     theta_keys: tuple[str, ...] = ("rope_theta",)
     ignored_theta: tuple[str, ...] = ()
+    ignored_scaling: tuple[str, ...] = ()
     nested_only: bool = False
     default_theta: float | Mapping[str, float] = _HF_THETA
     head: str = "head_dim"
@@ -162,11 +176,13 @@ class Family:
     output_layout: str | None = None
     mrope: tuple[str, tuple[int, int, int]] | None = None
     scalings: tuple[str, ...] | None = None
+    scalings_note: str = ""
     rename: Mapping[str, str] = field(default_factory=dict, repr=False)
     retype: Mapping[str, tuple[str, str]] | None = field(default=None, repr=False)
     scaling_layers: str | None = None
     default_block: Mapping[str, Any] | None = field(default=None, repr=False)
     top_level_original: bool = False
+    class_defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
     extra: Callable[[_Config, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
     read: Callable[[_Config, Any, Any], dict[str, Any]] | None = field(default=None, repr=False)
 

@@ -81,7 +81,7 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
     common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
-                  retype=family.retype)
+                  retype=family.retype, note=family.scalings_note)
     source = f"{family.label} config default_theta"
     if key == _UNSCALED:
         # a layer the family's scaling_layers leaves out: the same base, no scaling (Molmo 2's unscaled rotary module)
@@ -119,7 +119,7 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         cfg.defaults.append(f"{key} layers: rope_theta = {base!r}, no scaling ({family.label} config class; a flat "
                             f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
         return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
-    block, where = _rope_block(cfg)
+    block, where = _rope_block(cfg, family.ignored_scaling, family.label)
     _dropped_theta(family, cfg, block, where, key)
     if family.flat_types is not None and key is not None:
         # the config class nests a v4 flat block under these layer types (OLMo 3): read it as nested
@@ -297,7 +297,7 @@ def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str 
     (layer_type,) = hit
     name, default = family.type_head[layer_type]
     value = _positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
-    out = _Config({**cfg.data, "head_dim": value}, cfg.model_type)
+    out = _Config({**cfg.data, "head_dim": value}, cfg.model_type, cfg.family)
     out.defaults = cfg.defaults
     return out
 
@@ -315,7 +315,7 @@ def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
         raise ValueError("per_layer_config gives the selected layers different settings; pass layer=index")
     if not found[0]:
         return cfg
-    out = _Config({**cfg.data, **found[0]}, cfg.model_type)
+    out = _Config({**cfg.data, **found[0]}, cfg.model_type, cfg.family)
     out.defaults = cfg.defaults
     return out
 
@@ -325,11 +325,10 @@ def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
 
 def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     """Llama 4: L2 QK-norm after RoPE (RoPE layers); NoPE layers scale queries by a temperature."""
-    qk = bool(cfg.default("use_qk_norm", True, "Llama4TextConfig default"))
+    qk = bool(cfg.class_default("use_qk_norm"))
     out: dict[str, Any] = {"qk_norm": "after_rope" if (qk and parts["uses_rope"]) else "none"}
-    if not parts["uses_rope"] and cfg.default("attn_temperature_tuning", True, "Llama4TextConfig default"):
-        out["temperature_tuning"] = (float(cfg.default("floor_scale", 8192, "Llama4TextConfig default")),
-                                     float(cfg.default("attn_scale", 0.1, "Llama4TextConfig default")))
+    if not parts["uses_rope"] and cfg.class_default("attn_temperature_tuning"):
+        out["temperature_tuning"] = (float(cfg.class_default("floor_scale")), float(cfg.class_default("attn_scale")))
     return out
 
 
@@ -380,12 +379,12 @@ def _read_gptj(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
     if "rotary_dim" in cfg.data and cfg.data["rotary_dim"] is None:
         raise ValueError("rotary_dim is None: GPT-J's code then builds its table over the whole hidden size "
                          "(n_embd), which only fits a single head; give rotary_dim")
-    rotary_dim = _positive_int(cfg.default("rotary_dim", 64, "GPTJConfig default"), "rotary_dim")
+    rotary_dim = _positive_int(cfg.class_default("rotary_dim"), "rotary_dim")
     if rotary_dim % 2 or rotary_dim > head_dim:
         raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
     positions = cfg.data.get("n_positions", cfg.data.get("max_position_embeddings"))
     if positions is None:
-        positions = cfg.default("n_positions", 2048, "GPTJConfig default")
+        positions = cfg.class_default("n_positions")
     rope = _Rope(10000.0, "default", {}, "(fixed in GPT-J's code)", {})
     return dict(head_dim=head_dim, rotary_dim=rotary_dim, layout="interleaved", rope=rope,
                 max_positions=_positive_int(positions, "n_positions"), layer_type=layer_type, layer=layer)

@@ -43,6 +43,15 @@ _QWEN_HYBRID = ("pattern", "full_attention_interval", 4, "linear_attention")
 _GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention": 1_000_000.0, "*": 1_000_000.0})
 # Hunyuan's rotary embedding reads a "dynamic" block with alpha as NTK-alpha (a fixed, stretched base)
 _NTK_ALPHA = MappingProxyType({"dynamic": ("alpha", "ntk_alpha")})
+# config class defaults of the fields Llama 4's attention and GPT-J's reader read (beyond the RoPE block)
+_LLAMA4_DEFAULTS = MappingProxyType({"use_qk_norm": True, "attn_temperature_tuning": True, "floor_scale": 8192,
+                                     "attn_scale": 0.1})
+_GPTJ_DEFAULTS = MappingProxyType({"rotary_dim": 64, "n_positions": 2048})
+# why rope_spec refuses Phi-3.5-MoE's scaled RoPE (its released LongRoPE included)
+_PHIMOE_SCALING = ("Phi-3.5-MoE's rotary embedding, for every rope_type but 'default', multiplies cos and sin by "
+                   "short_mscale or long_mscale, chosen by the length, instead of the type's attention factor, and "
+                   "computes the frequencies without the length (LongRoPE's short factors at every length); "
+                   "rope_spec does not model this")
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})
 
@@ -66,14 +75,15 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", rotary="fraction",
        fraction_keys=("partial_rotary_factor", "rotary_pct"), default_fraction=0.25,
        theta_keys=("rotary_emb_base",), ignored_theta=("rope_theta",), head="split"),
-    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj),
+    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj,
+       class_defaults=_GPTJ_DEFAULTS),
     _F("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
        layout="interleaved", rotary="fraction", default_fraction=0.5, head_default=128),
     _F("smollm3", "SmolLM3", ("smollm3",), "transformers.models.smollm3", default_theta=2_000_000.0,
        layers=("nope_flags", 4, "full_attention", "full_attention")),
     _F("llama4", "Llama 4 (text)", ("llama4_text",), "transformers.models.llama4", layout="interleaved",
        default_theta=500_000.0, layers=("nope_flags", 4, "chunked_attention", "full_attention"), extra=_llama4_extra,
-       head_default=128),
+       head_default=128, class_defaults=_LLAMA4_DEFAULTS),
     _F("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", default_theta=150_000.0,
        default_block=_GPT_OSS_YARN, head_default=64),
     _F("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
@@ -101,14 +111,15 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction",
        default_fraction=0.5, layers=("attention_indices", "attn_layer_indices")),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
-    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj),
+    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj,
+       class_defaults=_GPTJ_DEFAULTS),
     _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0,
        layout="interleaved"),
     _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2",
        layout="interleaved", rope_types=("sliding_attention",),
        layers=("no_window", "none", ("pattern", "sliding_window_pattern", 4))),
     _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved",
-       rope_types=("sliding_attention",), head_default=128,
+       rope_types=("sliding_attention",), head_default=128, ignored_scaling=("rope_scaling",),
        layers=("forced", "mlp_layer_types", "dense", "first_k_dense_replace", "prefix_dense_sliding_window_pattern", 1,
                ("no_window", "none", ("pattern", "sliding_window_pattern", 4)))),
     _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge",
@@ -249,7 +260,8 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=500000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS, head_default=128),
     _F("persimmon", "Persimmon / Fuyu", ("persimmon",), "transformers.models.persimmon", rotary="fraction",
        default_fraction=0.5),
-    _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0),
+    _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0,
+       scalings=("default",), scalings_note=_PHIMOE_SCALING),
     _F("qwen2_5_omni", "Qwen2.5-Omni (thinker text)", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni",
        default_theta=1000000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
     _F("qwen2_moe", "Qwen2 MoE", ("qwen2_moe",), "transformers.models.qwen2_moe"),
@@ -320,35 +332,55 @@ UNSUPPORTED: dict[str, str] = {
             "settings; rope_spec has no rule for looped layers",
     # model types of transformers 5.24 with a rotary embedding in a generative model that rope_spec has no family
     # row for (tests/test_model_sweep.py lists any that is neither supported nor here)
-    "bailing_hybrid": "no family row yet: a hybrid model with multi-head latent attention (qk_rope_head_dim, "
-                      "interleaved pairs) whose layers are not compared with its code",
+    "bailing_hybrid": "its rotary module sizes the frequencies by head_dim (else hidden_size // num_attention_heads),"
+                      " not by qk_rope_head_dim as the registry's multi-head latent attention rule does, and its "
+                      "full-attention layers sit among linear-attention layers; a tiny model's forward fails where "
+                      "the two sizes differ, so it is not compared with its code",
     "blt": "the Byte Latent Transformer has a local encoder, a global transformer and a local decoder with RoPE "
            "settings of their own; rope_spec reads one stack of decoder layers",
-    "chameleon": "no family row yet: Chameleon's attention is not compared with its code",
-    "cohere_compass_text": "no family row yet: an M-RoPE text model (mrope_section) not compared with its code",
+    "chameleon": "Chameleon has no causal-LM or text-model class (only ChameleonForConditionalGeneration with its "
+                 "VQ-VAE image tokenizer), and a ChameleonModel does not build from its class defaults: its RoPE is "
+                 "not compared with its code, so rope_spec refuses rather than guess",
+    "cohere_compass_text": "its rope_parameters are nested by layer type with M-RoPE sections, and a tiny model built"
+                           " from its config class's defaults fails (KeyError 'full_attention'): not compared with "
+                           "its code",
     "csm": "its depth decoder ignores the position_ids it is given and numbers the codebooks itself; rope_spec reads "
            "position ids",
-    "dbrx": "no family row yet: DBRX's attention is not compared with its code",
-    "deepseek_ocr2_text": "no family row yet: DeepSeek-OCR 2's text decoder is not compared with its code",
+    "dbrx": "transformers 5.24 keeps DBRX's base in two places: a config.json's attn_config.rope_theta (500000 in the"
+            " released DBRX) reaches DbrxAttention.rope_theta, which nothing uses, while the rotary module reads the "
+            "top-level rope_parameters (default 10000); rope_spec would have to report base 10000 for a model trained"
+            " at 500000, and refuses instead",
+    "deepseek_ocr2_text": "DeepSeek-OCR 2's text decoder does not build from its config class's defaults at a tiny "
+                          "size (TypeError in its config), so its RoPE is not compared with its code",
     "dia": "an encoder-decoder text-to-speech model whose encoder attends both ways; rope_spec reads decoder-only "
            "language models",
     "diffusion_gemma_text": "a diffusion language model whose text model attends both ways; rope_spec reads causal "
                             "language models",
-    "dots3_note_text": "no family row yet: a text model with multi-head latent attention and partial rotary fields, "
-                       "not compared with its code",
-    "ernie4_5_vl_moe_text": "no family row yet: ERNIE 4.5 VL's text model has M-RoPE with a rotate_half of its own, "
-                            "not compared with its code",
-    "gpt_neox_japanese": "no family row yet: GPT-NeoX Japanese's partial rotary attention is not compared with "
-                         "its code",
-    "gradium_phonon_tts": "a text-to-speech model, not compared with its code (no family row)",
+    "dots3_note_text": "its text model mixes multi-head latent attention (qk_rope_head_dim, interleaved pairs) with "
+                       "partial_rotary_factor fields in per-layer-type rope_parameters; which of the two sizes the "
+                       "rotated part is not settled by a comparison with its code",
+    "ernie4_5_vl_moe_text": "ERNIE 4.5 VL's rotary embedding reorders the pairs' frequencies "
+                            "(recomposition_frequencies): the height and width sections alternate pair by pair and "
+                            "the time section follows, each repeated over interleaved pairs; neither of the "
+                            "registry's M-RoPE assignments (contiguous, interleaved) says this",
+    "gpt_neox_japanese": "its attention computes its scores itself (GPTNeoXJapaneseAttention._attn), not through "
+                         "transformers' attention interface, so the sweep cannot see its rotated queries and keys: "
+                         "its partial rotary (rotary_pct of the head) is not compared with its code",
+    "gradium_phonon_tts": "a text-to-speech model over audio frames; its config class refuses a small backbone (the "
+                          "flow head's condition_dim must equal hidden_size), so it is not compared with its code",
     "hunyuan_vl": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) and "
                   "recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",
     "hunyuan_vl_text": "HunYuan-VL splits the pairs among as many position axes as its mrope_section lists (XD-RoPE) "
                        "and recomposes cos and sin per axis; rope_spec's M-RoPE has three axes",
-    "idefics": "no family row yet: IDEFICS's decoder is not compared with its code",
-    "kyutai_speech_to_text": "a speech-to-text model, not compared with its code (no family row)",
-    "longcat_flash": "no family row yet: multi-head latent attention (qk_rope_head_dim, interleaved pairs) not "
-                     "compared with its code",
+    "idefics": "IDEFICS's decoder interleaves gated cross-attention to image features with its self-attention layers,"
+               " and a tiny model still has 330 million parameters (vision sizes the sweep does not set): not "
+               "compared with its code",
+    "kyutai_speech_to_text": "a speech-to-text model whose decoder reads audio codebook tokens; a tiny model does not"
+                             " build from its config class (padding_idx outside the vocabulary), so it is not "
+                             "compared",
+    "longcat_flash": "each LongCat-Flash decoder layer runs two multi-head latent attention blocks (attention indices"
+                     " 2i and 2i + 1), so rope_spec's one-attention-per-layer index does not name them; not compared "
+                     "with its code",
     "moonshine": "an encoder-decoder speech model whose encoder attends both ways; rope_spec reads decoder-only "
                  "language models",
     "moonshine_streaming": "an encoder-decoder speech model whose encoder attends both ways; rope_spec reads "
@@ -356,16 +388,22 @@ UNSUPPORTED: dict[str, str] = {
     "musicflamingo": "rotates audio frames by their time (apply_rotary_time_emb), not tokens by their position",
     "nemo_speechlm": "a speech-recognition model whose audio encoder attends both ways; rope_spec reads decoder-only "
                      "language models",
-    "phi4_multimodal": "no family row yet: Phi-4-multimodal's language model is not compared with its code",
-    "pocket_tts": "a text-to-speech model, not compared with its code (no family row)",
-    "qwen4_exp_text": "no family row yet: an M-RoPE text model with a partial rotary fraction, not compared with its "
-                      "code",
-    "t5gemma": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language models",
+    "phi4_multimodal": "a tiny Phi4MultimodalForCausalLM still has 870 million parameters (its vision and audio "
+                       "encoders), so its language model's partial rotary and LongRoPE are not compared with its code",
+    "pocket_tts": "a text-to-speech model over audio frames; its config class refuses a small backbone (the flow "
+                  "head's condition_dim must equal hidden_size), so it is not compared with its code",
+    "qwen4_exp_text": "an M-RoPE text model with a partial rotary fraction whose config class derives sizes a tiny "
+                      "config leaves unset (TypeError when built): not compared with its code",
+    "t5gemma": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language "
+               "models",
     "t5gemma2": "an encoder-decoder model whose encoder attends both ways; rope_spec reads decoder-only language "
                 "models",
-    "voxtral_realtime_text": "no family row yet: Voxtral Realtime's text decoder is not compared with its code",
-    "zamba2": "no family row yet: a hybrid Mamba model whose shared attention blocks rotate only with use_mem_rope, "
-              "not compared with its code",
+    "voxtral_realtime_text": "Voxtral Realtime's text decoder needs audio embeddings in its forward (it fails on "
+                             "token ids alone), so its RoPE is not compared with its code",
+    "zamba2": "Zamba2 reuses shared attention blocks at several hybrid layers (layers_block_type); they rotate only "
+              "with use_mem_rope, over heads of 2 * hidden_size / num_attention_heads (the hidden state concatenated "
+              "with the original embeddings); the registry has no rule for one attention block shared by several "
+              "layers",
     "glm5_next": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and linear "
                  "attention layers); only its vision encoder rotates",
     "glm5_next_text": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and "

@@ -541,7 +541,7 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         raise ValueError(f"unknown model_type {model_type!r}: rope_spec has no data for this family "
                          f"(its layout, rotated dims and layer rules); supported: {supported}")
     family = FAMILIES[MODEL_TYPES[model_type]]
-    cfg = _Config(data, model_type)
+    cfg = _Config(data, model_type, family)
     parts = family.read(cfg, layer_type, layer) if family.read else _read_family(family, cfg, layer_type, layer)
     rope: _Rope = parts.pop("rope")
     head_dim, rotary_dim = parts["head_dim"], parts["rotary_dim"]
