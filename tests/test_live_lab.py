@@ -57,18 +57,19 @@ def _kernel_value(page, code: str) -> str:
 
 # Every chapter runs in JupyterLab. Notebook 7 is JupyterLab's own notebook panel with another
 # shell around it: the figures reach it through the same anywidget renderer, so what can differ is
-# the page around them, not one figure from another. It runs the chapters that show two figures
-# on one page (their ids and styles must not collide), which covers that shell in CI at a seventh
-# of the cost of every chapter (about 20 s each on 2 cores).
-NOTEBOOK7_CHAPTERS = ("02_absolute_encodings", "11_beyond_1d")
+# the page around them, not one figure from another. It runs chapter 3 (the rotation figure) and
+# the page that shows two figures (their ids and styles must not collide), which covers that shell
+# at a sixth of the cost of every chapter (about 20 s each on 2 cores).
+NOTEBOOK7_CHAPTERS = ("03_rope_2d", "05_frequencies")
 LIVE_RUNS = [(nb, front_end) for nb in FIGURE_NOTEBOOKS for front_end in figure_driver.FRONT_ENDS
              if front_end == "lab" or nb.stem in NOTEBOOK7_CHAPTERS]
 
 
-def test_notebook7_chapters_show_several_figures():
-    """The chapters chosen for Notebook 7 exist and each shows more than one figure."""
-    for stem in NOTEBOOK7_CHAPTERS:
-        assert (ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8").count("DEMO.show(") >= 2, stem
+def test_notebook7_runs_a_page_with_several_figures():
+    """The chapters chosen for Notebook 7 have figures, and one of them shows more than one."""
+    shown = [(ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8").count("DEMO.show(")
+             for stem in NOTEBOOK7_CHAPTERS]
+    assert min(shown) >= 1 and max(shown) >= 2, dict(zip(NOTEBOOK7_CHAPTERS, shown))
 
 
 @pytest.mark.parametrize(("notebook", "front_end"), LIVE_RUNS, ids=[f"{nb.stem}-{fe}" for nb, fe in LIVE_RUNS])
