@@ -503,13 +503,36 @@ def yarn_variant(cand: Candidate) -> dict[str, Any] | None:
     return {"rope_parameters": rope}
 
 
+#: Families swept whole with YaRN whatever their rotary module shows (a canary of the plain reader; a
+#: nested per-layer-type block; a partial rotation).
+YARN_CANARIES = ("llama", "gemma3", "qwen3", "phi3", "gpt_neox")
+
+
+def needs_yarn_forward(cand: Candidate) -> bool:
+    """Whether the YaRN pass runs this family's whole model. Its rotary module is compared with rope_spec for
+    every scaling type by test_every_scaling_type_against_the_rotary_module, and the plain sweep checks how its
+    attention applies what that module returns; a whole model with YaRN adds something only where the
+    attention itself uses the scaling (multi-head latent attention's softmax scale, Llama 4's temperature,
+    a family's ``extra`` or own reader), or where the rotary module could not be compared with YaRN."""
+    family = M.FAMILIES.get(M.MODEL_TYPES.get(_model_type(cand)))
+    if cand.name in YARN_CANARIES or family is None:
+        return True
+    if family.read is not None or family.rotary == "mla" or family.extra is not None or family.class_defaults:
+        return True
+    key = next(k for k, f in M.FAMILIES.items() if f is family)
+    return rotary_family(key, family, cand).get(("yarn", "v5"), ("cannot", ""))[0] != "agree"
+
+
 def test_sweep_with_a_yarn_block():
-    """Every family again with a YaRN block: none is wrong (a family whose config class or code refuses YaRN
-    cannot be compared; rope_spec may refuse with a message naming it). ``ROPE_SWEEP`` limits it too."""
+    """The families of :func:`needs_yarn_forward` again with a YaRN block: none is wrong (a family whose config
+    class or code refuses YaRN cannot be compared; rope_spec may refuse with a message naming it).
+    ``ROPE_SWEEP`` limits it too (and runs the named families whole)."""
     only = [name for name in os.environ.get("ROPE_SWEEP", "").split(",") if name]
     results = {}
     for cand in CANDIDATES:
         if (only and cand.name not in only) or cand.name in SWEEP_SKIP:
+            continue
+        if not only and not needs_yarn_forward(cand):
             continue
         variant = yarn_variant(cand)
         if variant is not None:
@@ -520,7 +543,7 @@ def test_sweep_with_a_yarn_block():
         if o.kind == "rejected":
             assert name in o.detail or "model_type" in o.detail or "rope_type" in o.detail, o.detail
     if not only:
-        assert sum(o.kind == "agree" for o in results.values()) >= 100
+        assert sum(o.kind == "agree" for o in results.values()) >= 15, results
 
 
 @pytest.mark.parametrize("name, index", [(n, i) for n, vs in sorted(SCALING_VARIANTS.items()) for i in range(len(vs))])
