@@ -323,3 +323,20 @@ def test_exported():
     assert rope_edu.variants is V and "variants" in rope_edu.__all__
     for name in V.__all__:
         assert getattr(rope_edu, name) is getattr(V, name) and name in rope_edu.__all__
+
+
+def test_chapter_15_display_formulas_fit_a_phone():
+    # A display formula wider than a 390 px column scrolls sideways; one with words or a second
+    # formula after a \qquad hid them off-screen on a phone. Chapter 15 keeps words in sentences
+    # and sets two-part formulas on aligned lines.
+    import json
+    import re
+    from pathlib import Path
+
+    chapter = Path(__file__).resolve().parents[1] / "notebooks" / "15_rope_variants.ipynb"
+    cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    displays = re.findall(r"\$\$(.*?)\$\$", text, flags=re.S)
+    assert len(displays) >= 6
+    for tex in displays:
+        assert "\\text" not in tex and "\\qquad" not in tex, tex
