@@ -7,13 +7,14 @@
   compressed by a factor (Leaky ReRoPE).
 * :func:`fope_cos_sin`, :func:`apply_fope`: FoPE (Hua et al.; vLLM's ``FourierRotaryEmbedding``):
   each pair's cos and sin become a learned mix of several frequencies, and the frequencies too
-  slow to complete a turn within the training length are set to zero.
-* :func:`xdrope_angles`: XD-RoPE (Hunyuan-VL; vLLM's ``XDRotaryEmbedding``): consecutive blocks
-  of pairs take their angle from different position axes.
+  slow to complete a turn within the training length are set to zero. ``unkept="vllm"`` fills
+  the pairs left over as vLLM 0.33 does (cos = sin = 1), not as a zero frequency (cos 1, sin 0).
+* :func:`xdrope_angles`: XD-RoPE (Hunyuan-VL; vLLM's ``XDRotaryEmbedding`` before 0.33): consecutive
+  blocks of pairs take their angle from different position axes.
 * :func:`vo_rope_output`: VO-RoPE (Su): values are rotated by their position and the output back
   by the query's, so the output mixes values turned by the relative distance.
 * :func:`pope_logits`: PoPE (Gopalakrishnan et al.): each component becomes a magnitude
-  (softplus) whose phase comes from the position alone.
+  (softplus) whose phase comes from the position alone, plus an optional learned offset.
 
 Plain numpy; every function validates its arguments with :mod:`rope_edu._checks`.
 """
@@ -27,6 +28,7 @@ import numpy as np
 from ._checks import (
     as_real_array,
     check_base,
+    check_choice,
     check_dim,
     check_int,
     check_positions,
@@ -35,6 +37,10 @@ from ._checks import (
     real_array,
 )
 from .rope import frequencies
+
+# What FoPE puts in the pairs whose frequency it drops: a zero frequency (cos 1, sin 0), or what
+# vLLM 0.33's FourierRotaryEmbedding pads them with (F.pad(..., value=1) on both cos and sin).
+_UNKEPT = {"identity": (1.0, 0.0), "vllm": (1.0, 1.0)}
 
 __all__ = [
     "ntk_alpha_base",
@@ -206,12 +212,20 @@ def _coef(value: Any, name: str, kept: int) -> np.ndarray:
 
 
 def fope_cos_sin(
-    positions: Any, dim: int, base: float, max_positions: int, cos_coef: Any = None, sin_coef: Any = None
+    positions: Any,
+    dim: int,
+    base: float,
+    max_positions: int,
+    cos_coef: Any = None,
+    sin_coef: Any = None,
+    *,
+    unkept: str = "identity",
 ) -> tuple[np.ndarray, np.ndarray]:
     """FoPE's cos and sin tables: each pair's entry is a mix of the kept frequencies.
 
     For pair :math:`j < \\text{kept}`: :math:`C_j(m) = \\sum_i A_{ij}\\cos(m\\theta_i)`,
-    :math:`S_j(m) = \\sum_i B_{ij}\\sin(m\\theta_i)`; the other pairs have :math:`C = 1, S = 0`.
+    :math:`S_j(m) = \\sum_i B_{ij}\\sin(m\\theta_i)`; the other pairs have :math:`C = 1, S = 0`
+    (``unkept="identity"``, frequency zero) or :math:`C = S = 1` (``unkept="vllm"``).
 
     Parameters
     ----------
@@ -222,11 +236,17 @@ def fope_cos_sin(
         Training length :math:`L` (see :func:`fope_frequencies`).
     cos_coef, sin_coef : array_like, shape (kept, kept), optional
         :math:`A` and :math:`B` (learned per key-value head in a model); identity when left out.
+    unkept : {"identity", "vllm"}, default "identity"
+        What the pairs past ``kept`` get. ``"identity"``: cos 1 and sin 0, no rotation (the
+        frequency set to zero). ``"vllm"``: cos 1 and sin 1, as vLLM 0.33's
+        ``FourierRotaryEmbedding`` pads them: a fixed map (a turn by 45 degrees times
+        :math:`\\sqrt 2`) that carries no position but doubles those pairs' share of a score.
 
     Returns
     -------
     cos, sin : numpy.ndarray, shape (seq, dim // 2)
     """
+    pad_cos, pad_sin = _UNKEPT[check_choice(unkept, _UNKEPT, "unkept")]
     inv_freq, kept = fope_frequencies(dim, base, max_positions)
     pos = finite_float64(as_real_array(positions, "positions"), "positions")
     if pos.ndim != 1:
@@ -235,15 +255,22 @@ def fope_cos_sin(
     a = eye if cos_coef is None else _coef(cos_coef, "cos_coef", kept)
     b = eye if sin_coef is None else _coef(sin_coef, "sin_coef", kept)
     angles = pos[:, None] * inv_freq
-    cos = np.ones((pos.size, dim // 2))
-    sin = np.zeros((pos.size, dim // 2))
+    cos = np.full((pos.size, dim // 2), pad_cos)
+    sin = np.full((pos.size, dim // 2), pad_sin)
     cos[:, :kept] = np.cos(angles) @ a
     sin[:, :kept] = np.sin(angles) @ b
     return cos, sin
 
 
 def apply_fope(
-    x: Any, positions: Any, *, base: float, max_positions: int, cos_coef: Any = None, sin_coef: Any = None
+    x: Any,
+    positions: Any,
+    *,
+    base: float,
+    max_positions: int,
+    cos_coef: Any = None,
+    sin_coef: Any = None,
+    unkept: str = "identity",
 ) -> np.ndarray:
     """Apply FoPE to ``x`` (half-split layout), as vLLM's ``FourierRotaryEmbedding`` does.
 
@@ -254,8 +281,8 @@ def apply_fope(
     ----------
     x : array_like, shape (seq, dim)
     positions : array_like, shape (seq,)
-    base, max_positions, cos_coef, sin_coef
-        As for :func:`fope_cos_sin`.
+    base, max_positions, cos_coef, sin_coef, unkept
+        As for :func:`fope_cos_sin` (``unkept="vllm"`` for vLLM 0.33's tables).
 
     Returns
     -------
@@ -266,7 +293,7 @@ def apply_fope(
         raise ValueError(f"x must have shape (seq, dim), got {x.shape}")
     dim = check_dim(x.shape[1], "x.shape[1]")
     check_positions(positions, x.shape[:-1])
-    cos, sin = fope_cos_sin(positions, dim, base, max_positions, cos_coef, sin_coef)
+    cos, sin = fope_cos_sin(positions, dim, base, max_positions, cos_coef, sin_coef, unkept=unkept)
     h = dim // 2
     a, b = x[:, :h], x[:, h:]
     return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=1)
@@ -278,8 +305,8 @@ def xdrope_angles(positions: Any, section: Sequence[int], dim: int, base: float 
     Parameters
     ----------
     positions : array_like, shape (axes, seq)
-        One row of positions per axis (vLLM's Hunyuan-VL passes four); text tokens have the same
-        position on every axis.
+        One row of positions per axis (vLLM's Hunyuan-VL passed four, P/W/H/T); text tokens have
+        the same position on every axis.
     section : sequence of int, length axes
         Pairs per axis, summing to ``dim // 2``.
     dim : int
@@ -344,8 +371,10 @@ def vo_rope_output(weights: Any, v: Any, positions: Any, *, base: float = 10000.
     return apply_rope(mixed, -qpos, base=base, layout=layout)
 
 
-def pope_logits(q: Any, k: Any, query_positions: Any, key_positions: Any, *, base: float = 10000.0) -> np.ndarray:
-    """PoPE logits: :math:`\\sum_c \\mu^q_{m,c}\\,\\mu^k_{n,c} \\cos((m-n)\\theta_c)`.
+def pope_logits(
+    q: Any, k: Any, query_positions: Any, key_positions: Any, *, base: float = 10000.0, phase_bias: Any = None
+) -> np.ndarray:
+    """PoPE logits: :math:`\\sum_c \\mu^q_{m,c}\\,\\mu^k_{n,c} \\cos((m-n)\\theta_c + \\delta_c)`.
 
     Each of the ``dim`` components of a query or key becomes a magnitude
     :math:`\\mu = \\operatorname{softplus}(x_c) > 0` with phase :math:`m\\theta_c`, one frequency per
@@ -360,6 +389,11 @@ def pope_logits(q: Any, k: Any, query_positions: Any, key_positions: Any, *, bas
     query_positions : array_like, shape (q,)
     key_positions : array_like, shape (k,)
     base : float, default 10000.0
+    phase_bias : array_like, shape (dim,), optional
+        :math:`\\delta_c`, the paper's optional learned offset per component (0 when left out).
+        With it each term peaks at the distance where :math:`(m-n)\\theta_c + \\delta_c` is a whole
+        turn, and the content, through the magnitudes, weighs those peaks: the score need no
+        longer be largest at distance 0. (The sign with which the paper adds it is not pinned here.)
 
     Returns
     -------
@@ -375,4 +409,9 @@ def pope_logits(q: Any, k: Any, query_positions: Any, key_positions: Any, *, bas
     theta = frequencies(2 * dim, check_base(base))
     mq, mk = np.logaddexp(0.0, q), np.logaddexp(0.0, k)  # softplus
     phase = (m[:, None, None] - n[None, :, None]) * theta
+    if phase_bias is not None:
+        delta = finite_float64(real_array(phase_bias, "phase_bias", "a real-valued array"), "phase_bias")
+        if delta.shape != (dim,):
+            raise ValueError(f"phase_bias must have shape (dim,) = ({dim},), got {delta.shape}")
+        phase = phase + delta
     return np.einsum("mc,nc,mnc->mn", mq, mk, np.cos(phase))

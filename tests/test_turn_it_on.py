@@ -4,12 +4,17 @@ transformers 5.24 (pinned): the chapter's configurations, in both schemas, give 
 attention factor that ``rope_edu.rope_spec`` and ``rope_edu.scaling`` give; the two pitfalls the
 chapter shows (a missing ``original_max_position_embeddings``, a lost ``rope_theta``) are what
 transformers does. gguf (pinned): the metadata keys the chapter names are llama.cpp's key names.
+vLLM and SGLang are not installed: their commands are checked by merging the chapter's JSON into a
+transformers 5.24 config as both engines do (``config.update``) and by the length rule of the function
+the chapter cites (vLLM 0.33.0's ``_get_and_verify_max_len``, SGLang 0.5.23's ``get_context_length``,
+read from their wheels).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import warnings
 
 import numpy as np
@@ -101,3 +106,85 @@ def test_gguf_keys_are_llama_cpp_key_names():
         "--yarn-orig-ctx N": rope.SCALING_ORIG_CTX_LEN,
     }
     assert _gguf_keys() == want
+
+
+# --- the engines' command lines (vLLM 0.33.0, SGLang 0.5.23; their JSON is merged with config.update) ---
+
+
+def _bash_blocks() -> list[str]:
+    blocks = []
+    for cell in json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            blocks += re.findall(r"```bash\n(.*?)```", "".join(cell["source"]), flags=re.S)
+    return blocks
+
+
+def _command(engine: str) -> tuple[dict, int]:
+    """The JSON override and the requested length of the chapter's command for ``engine``."""
+    flag, length = {"vllm": ("--hf-overrides", "--max-model-len"),
+                    "sglang": ("--json-model-override-args", "--context-length")}[engine]
+    (block,) = [b for b in _bash_blocks() if flag in b]
+    text = block.replace("\\\n", " ")
+    overrides = json.loads(re.search(r"'(\{.*\})'", text, flags=re.S).group(1))
+    return overrides, int(re.search(rf"{length} (\d+)", text).group(1))
+
+
+def _qwen25_7b() -> Qwen2Config:
+    # the fields of Qwen/Qwen2.5-7B-Instruct's config.json that matter here (a transformers 4 checkpoint)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Qwen2Config(**dict(QWEN, max_position_embeddings=32768), rope_theta=BASE)
+
+
+def _merged(overrides: dict) -> Qwen2Config:
+    config = _qwen25_7b()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config.update(overrides)  # what both engines do with the JSON
+        config.standardize_rope_params()
+    return config
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_engine_overrides_give_yarn_with_the_models_base(engine):
+    overrides, _ = _command(engine)
+    config = _merged(overrides)
+    assert config.rope_parameters["rope_theta"] == BASE
+    inv, factor = ROPE_INIT_FUNCTIONS["yarn"](config, None)
+    want, want_factor = S.scaled_frequencies("yarn", 128, BASE, **YARN)
+    np.testing.assert_allclose(inv.double().numpy(), want, rtol=1e-6)
+    assert factor == pytest.approx(want_factor, rel=1e-12)
+    # The failure the chapter warns of: the same block without rope_theta loses the base.
+    lost = dict(overrides, rope_scaling={k: v for k, v in overrides["rope_scaling"].items() if k != "rope_theta"})
+    assert _merged(lost).rope_parameters["rope_theta"] is None
+
+
+def _derived_length(engine: str, config: Qwen2Config) -> float:
+    """The length each engine derives from a config, as the functions the chapter cites compute it."""
+    rope = config.rope_parameters
+    if engine == "vllm":  # _get_and_verify_max_len, vllm/config/model.py
+        already_extended = rope["rope_type"] in ("su", "longrope", "llama3", "yarn", "deepseek_yarn")
+        return config.max_position_embeddings * (1.0 if already_extended else rope.get("factor", 1.0))
+    # get_context_length, sglang/srt/utils/hf_transformers/common.py
+    factor = 1 if "original_max_position_embeddings" in rope or rope["rope_type"] == "llama3" else rope["factor"]
+    return factor * config.max_position_embeddings
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_engine_commands_pass_the_length_check(engine):
+    overrides, length = _command(engine)
+    assert _derived_length(engine, _merged(overrides)) >= length
+    # Without max_position_embeddings in the JSON, both refuse the length (Qwen2.5 states 32 768).
+    bare = {k: v for k, v in overrides.items() if k != "max_position_embeddings"}
+    assert _derived_length(engine, _merged(bare)) < length
+
+
+def test_two_fields_message_is_transformers_4_42():
+    # transformers 4.42.4's LlamaConfig._rope_scaling_validation (the last release before 4.43), read
+    # from its wheel: the message a Llama 3.1 config meets. Chapter 14 and the atlas quote it.
+    message = "`rope_scaling` must be a dictionary with two fields, `type` and `factor`"
+    text = " ".join("".join(c["source"]) for c in json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"])
+    assert message in " ".join(text.split())
+    atlas = " ".join("".join(c["source"]) for c in json.loads(
+        (ROOT / "book" / "bug_atlas.ipynb").read_text(encoding="utf-8"))["cells"])
+    assert message in " ".join(atlas.split())

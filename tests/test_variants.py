@@ -1,4 +1,4 @@
-"""rope_edu.variants: NTK-alpha, ReRoPE / Leaky ReRoPE, FoPE and XD-RoPE.
+"""rope_edu.variants: NTK-alpha, ReRoPE / Leaky ReRoPE, FoPE, XD-RoPE, VO-RoPE and PoPE.
 
 NTK-alpha and XD-RoPE are checked against transformers 5.24's Hunyuan code (a test dependency);
 ReRoPE and FoPE against their defining properties; every bad input raises an error naming it.
@@ -31,6 +31,13 @@ def test_ntk_alpha_agrees_with_transformers_hunyuan(head_dim, base, alpha):
     assert emb.rope_type == "ntk_alpha"
     ours = frequencies(head_dim, V.ntk_alpha_base(base, alpha, head_dim))
     np.testing.assert_allclose(ours, emb.inv_freq.double().numpy(), rtol=1e-6)
+
+
+def test_ntk_alpha_gguf_key_is_gguf_pys():
+    # Chapter 15: GGUF files carry alpha as {arch}.rope.scaling.alpha (gguf-py's Keys.Rope).
+    from gguf.constants import Keys
+
+    assert Keys.Rope.SCALING_ALPHA == "{arch}.rope.scaling.alpha"
 
 
 def test_ntk_alpha_is_ntk_aware_base():
@@ -110,6 +117,25 @@ def test_fope_keeps_frequencies_that_turn_within_the_training_length():
     theta = frequencies(64)
     assert kept == int((theta > 2 * np.pi / 4096).sum()) and 0 < kept < 32
     np.testing.assert_array_equal(inv, theta[:kept])
+    assert inv.min() > 2 * np.pi / 4096 >= theta[kept]  # the first pair dropped is the first too slow
+
+
+def test_fope_vllm_padding_doubles_the_unkept_pairs_and_keeps_no_position():
+    # vLLM 0.33's FourierRotaryEmbedding pads cos and sin with 1 past the kept pairs: a fixed map
+    # (x, y) -> (x - y, y + x), so those pairs add 2 (q . k) to a score at any positions.
+    rng = np.random.default_rng(8)
+    _, kept = V.fope_frequencies(32, 10000.0, 1024)
+    cos, sin = V.fope_cos_sin(np.arange(5), 32, 10000.0, 1024, unkept="vllm")
+    assert (cos[:, kept:] == 1).all() and (sin[:, kept:] == 1).all()
+    x = np.zeros((2, 32))
+    x[:, kept:16] = rng.standard_normal((2, 16 - kept))
+    x[:, 16 + kept:] = rng.standard_normal((2, 16 - kept))
+    for pm, pn in [(0, 0), (7, 900), (1000, 3)]:
+        a = V.apply_fope(x[:1], [pm], base=10000.0, max_positions=1024, unkept="vllm")
+        b = V.apply_fope(x[1:], [pn], base=10000.0, max_positions=1024, unkept="vllm")
+        assert float(a[0] @ b[0]) == pytest.approx(2 * float(x[0] @ x[1]), rel=1e-12)
+        same = V.apply_fope(x, [pm, pn], base=10000.0, max_positions=1024)
+        assert float(same[0] @ same[1]) == pytest.approx(float(x[0] @ x[1]), rel=1e-12)
 
 
 def test_fope_with_identity_coefficients_is_rope_on_the_kept_pairs():
@@ -148,6 +174,8 @@ def test_fope_bad_inputs():
         V.apply_fope(np.zeros((3, 8)), [0, 1], base=1e4, max_positions=64)
     with pytest.raises(ValueError, match="x"):
         V.apply_fope(np.zeros(8), [0], base=1e4, max_positions=64)
+    with pytest.raises(ValueError, match="unkept"):
+        V.fope_cos_sin([0, 1], 32, 10000.0, 1024, unkept="zero")
 
 
 # --- XD-RoPE ------------------------------------------------------------------------------------
@@ -258,6 +286,24 @@ def test_pope_score_peaks_at_distance_zero_for_any_content():
     assert int(np.argmax(scores)) == 63
 
 
+def test_pope_phase_bias_moves_the_peak_by_content():
+    # With the paper's optional offset delta_c the terms peak at other distances, and the content
+    # (the magnitudes) decides which peak wins: the score is no longer largest at distance 0.
+    rng = np.random.default_rng(7)
+    delta = rng.uniform(-np.pi, np.pi, 8)
+    q, k = rng.standard_normal((2, 60, 8))
+    pos = np.arange(64)
+    np.testing.assert_array_equal(V.pope_logits(q[:3], k[:5], [9, 8, 7], pos[:5], phase_bias=np.zeros(8)),
+                                  V.pope_logits(q[:3], k[:5], [9, 8, 7], pos[:5]))
+    best = {63 - int(np.argmax(V.pope_logits(q[i:i + 1], np.repeat(k[i:i + 1], 64, axis=0), [63], pos,
+                                             phase_bias=delta)[0])) for i in range(60)}
+    assert 0 not in best and len(best) > 1
+    m, n = 5, 2
+    one = V.pope_logits(q[:1], k[:1], [m], [n], phase_bias=delta)[0, 0]
+    mq, mk = np.logaddexp(0, q[0]), np.logaddexp(0, k[0])
+    assert one == pytest.approx(float(np.sum(mq * mk * np.cos((m - n) * frequencies(16) + delta))), rel=1e-12)
+
+
 def test_pope_bad_inputs():
     with pytest.raises(ValueError, match="q and k"):
         V.pope_logits(np.ones((2, 4)), np.ones((2, 6)), [0, 1], [0, 1])
@@ -265,6 +311,10 @@ def test_pope_bad_inputs():
         V.pope_logits(np.ones((2, 4)), np.ones((2, 4)), [0, 1, 2], [0, 1])
     with pytest.raises(ValueError, match="base"):
         V.pope_logits(np.ones((2, 4)), np.ones((2, 4)), [0, 1], [0, 1], base=1.0)
+    with pytest.raises(ValueError, match="phase_bias"):
+        V.pope_logits(np.ones((2, 4)), np.ones((2, 4)), [0, 1], [0, 1], phase_bias=np.zeros(3))
+    with pytest.raises(TypeError, match="phase_bias"):
+        V.pope_logits(np.ones((2, 4)), np.ones((2, 4)), [0, 1], [0, 1], phase_bias=["a"] * 4)
 
 
 def test_exported():
@@ -273,3 +323,20 @@ def test_exported():
     assert rope_edu.variants is V and "variants" in rope_edu.__all__
     for name in V.__all__:
         assert getattr(rope_edu, name) is getattr(V, name) and name in rope_edu.__all__
+
+
+def test_chapter_15_display_formulas_fit_a_phone():
+    # A display formula wider than a 390 px column scrolls sideways; one with words or a second
+    # formula after a \qquad hid them off-screen on a phone. Chapter 15 keeps words in sentences
+    # and sets two-part formulas on aligned lines.
+    import json
+    import re
+    from pathlib import Path
+
+    chapter = Path(__file__).resolve().parents[1] / "notebooks" / "15_rope_variants.ipynb"
+    cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    displays = re.findall(r"\$\$(.*?)\$\$", text, flags=re.S)
+    assert len(displays) >= 6
+    for tex in displays:
+        assert "\\text" not in tex and "\\qquad" not in tex, tex
