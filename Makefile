@@ -42,9 +42,11 @@ book: $(STAMP)
 	$(BIN)/python scripts/build_book.py
 	@echo "The book is in _build/html: open file://$(CURDIR)/_build/html/index.html"
 
-# Two workers (pytest-xdist, tests dealt to whichever is free). What several tests share is made
-# once per run and handed over under a file lock: the book (tests/conftest.py: the first worker
-# that needs it builds, the other waits and reads its result), each survey of every page (a
+# Two workers (pytest-xdist, tests dealt to whichever is free). The book build's test is dealt
+# first and the tests that need no book before those that do (tests/conftest.py), so one worker
+# builds the book while the other runs the rest. What several tests share is made once per run
+# and handed over under a file lock: the book (the worker that builds it records its result for
+# the other), each survey of every page (a
 # worker that finds one under way does another meanwhile, then reads it) and the lower-bound
 # environment's copy (tests/lower_bounds.py). The slowest tests are listed at the end. (No
 # --dist loadgroup: with pytest 9 xdist does not honour the xdist_group marks, and the locks
