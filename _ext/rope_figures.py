@@ -18,8 +18,14 @@ from sphinx.application import Sphinx
 FOLDER = "rope_figures"
 
 
+def _chinese(app: Sphinx) -> bool:
+    return (app.config.language or "en").lower().startswith("zh")
+
+
 def _add_assets(app: Sphinx) -> None:
     app.add_css_file(f"{FOLDER}/figures.css")
+    if _chinese(app):  # the figures' Chinese characters, from this site (no font host)
+        app.add_css_file(f"{FOLDER}/cjk.css")
     app.add_js_file(f"{FOLDER}/loader.js", type="module")
 
 
@@ -34,6 +40,31 @@ def _write_assets(app: Sphinx, exception: Exception | None) -> None:
         (out / name).write_text((JS_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
     for name, source in static_modules().items():
         (out / name).write_text(source, encoding="utf-8")
+    # the figures' words for a Chinese page (loader.js reads <html lang>); in both editions, since
+    # the Chinese site shares the English loader.js (scripts/i18n.py build), which reads it beside itself
+    from rope_edu.i18n import LOCALES
+
+    (out / "messages.zh_CN.json").write_bytes((LOCALES / "zh_CN.json").read_bytes())
+    if _chinese(app):
+        _write_cjk_font(out)
+
+
+def _write_cjk_font(out: Path) -> None:
+    """``cjk.css`` and ``NotoSansSC-rope.woff``: the package's Chinese font (the characters of the
+    figure catalog) as a web font the figures fall back on for CJK characters only (unicode-range:
+    a page without them downloads nothing)."""
+    from fontTools.ttLib import TTFont
+
+    from rope_edu.i18n import FONT, FONT_FAMILY
+
+    font = TTFont(str(FONT))
+    font.flavor = "woff"
+    font.save(str(out / f"{FONT.stem}.woff"))
+    (out / "cjk.css").write_text(
+        f'@font-face {{ font-family: "{FONT_FAMILY}"; src: url("{FONT.stem}.woff") format("woff"); font-display: swap;\n'
+        f"  unicode-range: U+2E80-9FFF, U+F900-FAFF, U+FF00-FFEF; }}\n"
+        f'.rope-fig {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, "{FONT_FAMILY}", sans-serif; }}\n',
+        encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:

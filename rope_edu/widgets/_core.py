@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..i18n import catalog, language
 from ..plots import COLORS, CYCLE
 
 __all__ = [
@@ -346,6 +347,7 @@ def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
         _controls=traitlets.List().tag(sync=True),
         _data=traitlets.Dict().tag(sync=True),
         _defaults=traitlets.Dict().tag(sync=True),
+        _messages=traitlets.Dict().tag(sync=True),
     )
     return type(f"{name.title().replace('_', '')}Figure", (anywidget.AnyWidget,), traits)
 
@@ -412,12 +414,13 @@ class Figure:
 
     def widget(self, **overrides: Any):
         """The live widget (anywidget): the same drawing code as the static book, redrawn in the
-        browser; control values are synced to the returned object's traits."""
+        browser; control values are synced to the returned object's traits. Its words are in
+        :func:`rope_edu.i18n.language` (``rope_edu.i18n.set_language("zh_CN")``)."""
         payload = self._payload(**overrides)
         cls = _widget_class(self.name, self.controls)
         return cls(
             _controls=payload["controls"], _data=payload["data"], _defaults=payload["defaults"],
-            _title=self.title, **payload["state"],
+            _title=self.title, _messages=catalog(language()), **payload["state"],
         )
 
     def html(self, **overrides: Any) -> str:
