@@ -11,6 +11,7 @@ as one module per figure, :func:`rope_edu.widgets.bundle`), split in two.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -67,7 +68,28 @@ def _write_cjk_font(out: Path) -> None:
         encoding="utf-8")
 
 
+_PLACEHOLDER = re.compile(r'(<div class="rope-fig rope-fig-static" data-figure="[^"]*" role="figure" aria-label=")([^"]*)(")'
+                          r'|(<p class="rope-fig-noscript">)([^<]*)(</p>)')
+
+
+def _translate_placeholders(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """On a Chinese page, the figure placeholders' names and their no-JavaScript line in Chinese
+    (the executed outputs are the English build's; loader.js translates the rest when it mounts)."""
+    if app.builder.format != "html" or not _chinese(app) or "rope-fig-static" not in context.get("body", ""):
+        return
+    from html import escape, unescape
+
+    from rope_edu.i18n import translate
+
+    def one(m: re.Match) -> str:
+        head, text, tail = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        return head + escape(translate(unescape(text), "zh_CN"), quote=True) + tail
+
+    context["body"] = _PLACEHOLDER.sub(one, context["body"])
+
+
 def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", _translate_placeholders)
     app.connect("builder-inited", _add_assets)
     app.connect("build-finished", _write_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -211,9 +211,9 @@ def english_strings() -> dict[str, set[str]]:
     import pkgutil
 
     from . import widgets
-    from .widgets._core import JS_DIR, Figure
+    from .widgets._core import JS_DIR, NOSCRIPT, Figure
 
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[str]] = {"widgets/_core.py": {NOSCRIPT}}
     for path in sorted(JS_DIR.glob("*.js")):
         out[f"js/{path.name}"] = _js_strings(path.read_text(encoding="utf-8"))
     for info in pkgutil.iter_modules(widgets.__path__):

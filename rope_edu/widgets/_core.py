@@ -40,6 +40,9 @@ __all__ = [
     "core_names", "to_json",
 ]
 
+#: What a figure's placeholder says where JavaScript does not run.
+NOSCRIPT = "Interactive figure: it needs JavaScript."
+
 #: Set to ``"1"`` by ``make book``: :meth:`Figure.show` then writes static markup, not a widget.
 STATIC_ENV = "ROPE_EDU_STATIC"
 
@@ -430,7 +433,7 @@ class Figure:
         return (
             f'<div class="rope-fig rope-fig-static" data-figure="{_html.escape(self.name)}" '
             f'role="figure" aria-label="{label}" data-payload="{_html.escape(payload)}">'
-            f'<p class="rope-fig-noscript">Interactive figure: it needs JavaScript.</p></div>'
+            f'<p class="rope-fig-noscript">{NOSCRIPT}</p></div>'
         )
 
     def show(self, **overrides: Any):

@@ -8,6 +8,7 @@
 const LANG = (document.documentElement.lang || "en").toLowerCase();
 const CATALOG = LANG.startsWith("zh")
   ? fetch(new URL("messages.zh_CN.json", import.meta.url)).then((r) => r.json()).then((c) => c.messages || {})
+    .catch((err) => { console.error(`rope-edu figures: no Chinese catalog (${err})`); return {}; })
   : Promise.resolve({});
 
 function standInModel(payload, messages) {
@@ -76,4 +77,4 @@ Promise.allSettled(hosts.map((host) =>
     host.classList.add("rope-fig-error");
     console.error(`rope-edu figure ${host.dataset.figure}: ${err}`);
   }),
-)).then(async () => skipLinks(hosts.filter((h) => h.classList.contains("rope-fig-ready")), await CATALOG.catch(() => ({}))));
+)).then(async () => skipLinks(hosts.filter((h) => h.classList.contains("rope-fig-ready")), await CATALOG));
