@@ -62,7 +62,7 @@ def terms_table(path: Path) -> str:
         f'<tr><td lang="zh-CN">{escape(r["chinese"])}</td><td lang="en">{escape(r["english"])}</td>'
         f'<td lang="zh-CN">{escape(r.get("note") or "")}</td></tr>' for r in rows)
     return (
-        '<section id="terms-table" lang="zh-CN">\n<h2>术语对照表<a class="headerlink" href="#terms-table" title="永久链接至标题">#</a></h2>\n'
+        '<section id="terms-table" lang="zh-CN">\n<h2>术语对照表<a class="headerlink" href="#terms-table" title="链接到此标题">#</a></h2>\n'
         "<p>全书译文统一使用下表中的中文术语（由 <code>scripts/i18n.py check</code> 检查）。"
         "苏剑林的科学空间（kexue.fm）与 d2l-zh 用法一致时从之；两者不同之处在“说明”一栏注明。</p>\n"
         '<div class="pst-scrollable-table-container"><table class="table">\n<caption>术语对照表：中文、英文与用法说明</caption>\n'

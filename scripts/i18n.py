@@ -283,6 +283,20 @@ def font_problems(data: dict) -> list[str]:
     return [f"{FONT.name} lacks {missing!r}: python scripts/i18n.py font"] if missing else []
 
 
+def plot_strings(site: Path) -> set[str]:
+    """The words of the English site's plots (their SVGs' ``<text>``, as drawn): what the catalog
+    must hold for the Chinese plots to be in Chinese."""
+    import html
+
+    out = set()
+    for path in sorted((site / "_images").glob("*.svg")):
+        for words in re.findall(r"<text\b[^>]*>([^<]+)</text>", path.read_text(encoding="utf-8")):
+            words = html.unescape(words)
+            if re.search(r"[A-Za-z]{2,}", words):
+                out.add(words)
+    return out
+
+
 def check_figures(root: Path) -> int:
     """Problems of every figure catalog, printed; returns how many."""
     import json
@@ -300,6 +314,13 @@ def check_figures(root: Path) -> int:
             print(f"{path.name}: {p}")
         bad += len(found)
     print(f"figure catalogs: {bad} problems")
+    site = root / "_build" / "html"
+    if (site / "_images").is_dir():
+        from rope_edu.i18n import translate
+
+        left = sorted(w for w in plot_strings(site) if translate(w, LANG) == w)
+        print(f"plots of the built English site: {len(left)} labels with no translation in the catalog"
+              + (f" (e.g. {left[:3]})" if left else ""))
     return bad
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import io
 import json
 import re
@@ -256,3 +257,43 @@ def test_translate_svg_translates_text_and_embeds_only_the_glyphs_it_uses():
     from xml.dom import minidom
 
     minidom.parseString(out.encode("utf-8"))     # still well-formed XML
+
+
+# --- on the built site (the book build every run makes; no browser) ----------------------------------
+
+def test_built_sites_serve_the_catalog_and_the_chinese_font(built_book):
+    figures = built_book / "_static" / "rope_figures"
+    # the Chinese pages share the English loader.js, which reads the catalog beside itself
+    assert json.loads((figures / "messages.zh_CN.json").read_text(encoding="utf-8")) == CATALOG
+    zh_figures = built_book / "zh" / "_static" / "rope_figures"
+    assert (zh_figures / "cjk.css").is_file() and (zh_figures / f"{i18n.FONT.stem}.woff").is_file()
+    assert not (figures / "cjk.css").exists()
+    chapter = "notebooks/05_frequencies.html"
+    en, zh = (built_book / chapter).read_text(encoding="utf-8"), (built_book / "zh" / chapter).read_text(encoding="utf-8")
+    assert "cjk.css" not in en and "rope_figures/cjk.css" in zh
+    assert '<p class="rope-fig-noscript">交互式图：需要 JavaScript。</p>' in zh
+    assert '<p class="rope-fig-noscript">Interactive figure: it needs JavaScript.</p>' in en
+
+
+def test_built_chinese_glossary_has_the_term_table(built_book):
+    page = (built_book / "zh" / "book" / "glossary.html").read_text(encoding="utf-8")
+    assert 'id="terms-table"' in page and "<td lang=\"zh-CN\">旋转位置编码</td>" in page
+    assert "波长（wavelength）" in page
+    assert 'id="terms-table"' not in (built_book / "book" / "glossary.html").read_text(encoding="utf-8")
+
+
+def test_built_chinese_plots_translate_what_the_catalog_holds(built_book):
+    """A plot whose labels the catalog holds is translated and carries its font; any other plot of
+    the Chinese site is the English one, shared (not copied)."""
+    zh_images = built_book / "zh" / "_images"
+    for english in sorted((built_book / "_images").glob("*.svg")):
+        words = {html.unescape(w) for w in re.findall(r"<text\b[^>]*>([^<]+)</text>", english.read_text(encoding="utf-8"))}
+        translated = {w for w in words if i18n.translate(w, "zh_CN") != w}
+        twin = zh_images / english.name
+        if not translated:
+            assert not twin.exists(), f"{english.name}: nothing to translate, yet not shared"
+            continue
+        svg = twin.read_text(encoding="utf-8")
+        assert "data:font/woff;base64," in svg or not tool.cjk_characters(i18n.translate(w, "zh_CN") for w in translated)
+        for w in translated:
+            assert f">{html.escape(i18n.translate(w, 'zh_CN'), quote=False)}</text>" in svg
