@@ -145,7 +145,7 @@ def translate(text: str, lang: str | None = None) -> str:
 # --- the English strings the figures show (what a catalog must cover) ------------------------------
 
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`((?:[^`\\]|\\.)*)`')
-_CODE_LIKE = re.compile(r"^[\w.#:-]*$|^[\d\s.,-]+$|=>|[{};]|^M[\d$]|^\s|\s$|^https?:|^(?:rgba?|translate|rotate)\(")
+_CODE_LIKE = re.compile(r"^[\w.#:-]*$|^[\d\s.,-]+$|=>|[{}]|;\s*$|^M[\d$]|^\s|\s$|^https?:|^(?:rgba?|translate|rotate)\(")
 _WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
 
 

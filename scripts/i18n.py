@@ -66,7 +66,10 @@ def _jupyter_book(root: Path, cfg: dict, out: Path, *extra: str) -> int:
     path = out / "_config.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=False), encoding="utf-8")
     jb = Path(sys.executable).with_name("jupyter-book")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    # as make book runs it (scripts/build_book.py): a chapter executed here (its English outputs not
+    # cached) writes the figures' static markup, not live widgets
+    env = {**os.environ, "ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([str(jb), "build", "--path-output", str(out), "--config", str(path), *extra, str(root)],
                           cwd=root, env=env).returncode
 
