@@ -58,7 +58,7 @@ def _write_cjk_font(out: Path) -> None:
 
     from rope_edu.i18n import FONT, FONT_FAMILY
 
-    font = TTFont(str(FONT))
+    font = TTFont(str(FONT), recalcTimestamp=False)
     font.flavor = "woff"
     font.save(str(out / f"{FONT.stem}.woff"))
     (out / "cjk.css").write_text(

@@ -281,7 +281,7 @@ def font_problems(data: dict) -> list[str]:
     from rope_edu.i18n import FONT
 
     texts = [v for part in ("messages", "templates") for v in data.get(part, {}).values()]
-    have = {chr(c) for c in TTFont(str(FONT)).getBestCmap()} if FONT.is_file() else set()
+    have = {chr(c) for c in TTFont(str(FONT), recalcTimestamp=False).getBestCmap()} if FONT.is_file() else set()
     missing = "".join(c for c in cjk_characters(texts) if c not in have)
     return [f"{FONT.name} lacks {missing!r}: python scripts/i18n.py font"] if missing else []
 
@@ -373,6 +373,7 @@ def make_font(root: Path, source: Path = NOTO_CJK) -> int:
             record.string = FONT_FAMILY.replace(" ", "") + "-Regular"
         elif record.nameID == 3:
             record.string = f"{FONT_FAMILY}; subset of Noto Sans CJK SC"
+    font.recalcTimestamp = False   # the same characters give the same file
     font.save(str(FONT))
     print(f"{FONT.relative_to(root)}: {len(chars)} characters, {FONT.stat().st_size / 1024:.1f} KiB")
     return 0
@@ -466,7 +467,7 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    font = TTFont(str(FONT))
+    font = TTFont(str(FONT), recalcTimestamp=False)
     options = subset.Options()
     options.flavor = "woff"
     options.hinting = False
