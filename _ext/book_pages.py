@@ -141,11 +141,32 @@ _LABELS = {
 }
 
 
+# The themes' own names and tooltips that their Chinese catalogs lack (sphinx-book-theme,
+# pydata-sphinx-theme, Sphinx's headerlinks), in the Chinese edition.
+_ZH_ATTRIBUTES = {
+    "Link to this heading": "链接到此标题", "Link to this term": "链接到此术语",
+    "Link to this image": "链接到此图片", "Link to this equation": "链接到此公式",
+    "Toggle primary sidebar": "显示或隐藏主侧边栏", "Toggle secondary sidebar": "显示或隐藏本页目录",
+    "System Settings": "跟随系统", "Color mode": "配色模式", "Light": "浅色", "Dark": "深色",
+    "Search this book...": "搜索本书……", "Main": "主导航", "Page": "本页",
+    "Launch interactive content": "启动交互式内容", "Launch on Colab": "在 Colab 中打开",
+    "Launch on Binder": "在 Binder 中打开", "Colab logo": "Colab 标志", "Binder logo": "Binder 标志",
+    "Download this page": "下载本页", "Download source file": "下载源文件", "Download notebook file": "下载笔记本文件",
+    "Print to PDF": "打印为 PDF", "Fullscreen mode": "全屏模式", "Edit this page": "编辑本页",
+}
+_ZH_ATTRIBUTE = re.compile(r'\b(aria-label|title|placeholder|data-bs-title|alt)="(%s)"'
+                           % "|".join(sorted(map(re.escape, _ZH_ATTRIBUTES), key=len, reverse=True)))
+
+
 def _fixes(language: str | None) -> list[tuple[re.Pattern, str]]:
     """:data:`_PAGE_FIXES` with the names of the edition in ``language`` ("en", "zh_CN", ...)."""
-    labels = _LABELS["zh" if (language or "en").lower().startswith("zh") else "en"]
-    return [(pattern, replacement.format(**labels) if "{" in replacement else replacement)
-            for pattern, replacement in _PAGE_FIXES]
+    zh = (language or "en").lower().startswith("zh")
+    labels = _LABELS["zh" if zh else "en"]
+    fixes = [(pattern, replacement.format(**labels) if "{" in replacement else replacement)
+             for pattern, replacement in _PAGE_FIXES]
+    if zh:
+        fixes.append((_ZH_ATTRIBUTE, lambda m: f'{m.group(1)}="{_ZH_ATTRIBUTES[m.group(2)]}"'))
+    return fixes
 
 
 def _fix_pages(outdir: Path, language: str | None = None) -> None:

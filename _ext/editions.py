@@ -9,6 +9,7 @@ editions and a visible link to the other one above its title.
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from sphinx.application import Sphinx
 
@@ -40,7 +41,42 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
             label = "Read this page in English" if lang == "en" else "阅读本页中文版"
             switch.append(f'<a class="rope-edition" href="{escape(local)}" hreflang="{lang}" lang="{lang}">{label}</a>')
     context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(links)
-    context["body"] = f'<p class="rope-editions" style="text-align: right; margin: 0">{" ".join(switch)}</p>\n' + context.get("body", "")
+    body = context.get("body", "")
+    if mine == "zh-CN" and pagename == GLOSSARY:
+        body = _with_terms(body, Path(app.srcdir) / TERMS)
+    context["body"] = f'<p class="rope-editions" style="text-align: right; margin: 0">{" ".join(switch)}</p>\n' + body
+
+
+#: The Chinese glossary also shows the term table every translation follows (scripts/i18n.py check).
+GLOSSARY = "book/glossary"
+TERMS = Path("locales") / "zh_CN" / "terms.csv"
+
+
+def terms_table(path: Path) -> str:
+    """The term table (``locales/zh_CN/terms.csv``) as an HTML section: Chinese, English, usage."""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = sorted(csv.DictReader(f), key=lambda r: r["english"].lower())
+    cells = "\n".join(
+        f'<tr><td lang="zh-CN">{escape(r["chinese"])}</td><td lang="en">{escape(r["english"])}</td>'
+        f'<td lang="zh-CN">{escape(r.get("note") or "")}</td></tr>' for r in rows)
+    return (
+        '<section id="terms-table" lang="zh-CN">\n<h2>术语对照表<a class="headerlink" href="#terms-table" title="链接到此标题">#</a></h2>\n'
+        "<p>全书译文统一使用下表中的中文术语（由 <code>scripts/i18n.py check</code> 检查）。"
+        "苏剑林的科学空间（kexue.fm）与 d2l-zh 用法一致时从之；两者不同之处在“说明”一栏注明。</p>\n"
+        '<div class="pst-scrollable-table-container"><table class="table">\n<caption>术语对照表：中文、英文与用法说明</caption>\n'
+        '<thead><tr><th scope="col">中文</th><th scope="col">English</th><th scope="col">说明</th></tr></thead>\n'
+        f"<tbody>\n{cells}\n</tbody></table></div>\n</section>\n")
+
+
+def _with_terms(body: str, path: Path) -> str:
+    if not path.is_file():
+        return body
+    table = terms_table(path)
+    # before the end of the page's main section (the glossary's own)
+    end = body.rfind("</section>")
+    return body[:end] + table + body[end:] if end >= 0 else body + table
 
 
 def setup(app: Sphinx) -> dict:

@@ -11,6 +11,7 @@ as one module per figure, :func:`rope_edu.widgets.bundle`), split in two.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -18,8 +19,14 @@ from sphinx.application import Sphinx
 FOLDER = "rope_figures"
 
 
+def _chinese(app: Sphinx) -> bool:
+    return (app.config.language or "en").lower().startswith("zh")
+
+
 def _add_assets(app: Sphinx) -> None:
     app.add_css_file(f"{FOLDER}/figures.css")
+    if _chinese(app):  # the figures' Chinese characters, from this site (no font host)
+        app.add_css_file(f"{FOLDER}/cjk.css")
     app.add_js_file(f"{FOLDER}/loader.js", type="module")
 
 
@@ -34,9 +41,55 @@ def _write_assets(app: Sphinx, exception: Exception | None) -> None:
         (out / name).write_text((JS_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
     for name, source in static_modules().items():
         (out / name).write_text(source, encoding="utf-8")
+    # the figures' words for a Chinese page (loader.js reads <html lang>); in both editions, since
+    # the Chinese site shares the English loader.js (scripts/i18n.py build), which reads it beside itself
+    from rope_edu.i18n import LOCALES
+
+    (out / "messages.zh_CN.json").write_bytes((LOCALES / "zh_CN.json").read_bytes())
+    if _chinese(app):
+        _write_cjk_font(out)
+
+
+def _write_cjk_font(out: Path) -> None:
+    """``cjk.css`` and ``NotoSansSC-rope.woff``: the package's Chinese font (the characters of the
+    figure catalog) as a web font the figures fall back on for CJK characters only (unicode-range:
+    a page without them downloads nothing)."""
+    from fontTools.ttLib import TTFont
+
+    from rope_edu.i18n import FONT, FONT_FAMILY
+
+    font = TTFont(str(FONT), recalcTimestamp=False)
+    font.flavor = "woff"
+    font.save(str(out / f"{FONT.stem}.woff"))
+    (out / "cjk.css").write_text(
+        f'@font-face {{ font-family: "{FONT_FAMILY}"; src: url("{FONT.stem}.woff") format("woff"); font-display: swap;\n'
+        f"  unicode-range: U+2E80-9FFF, U+F900-FAFF, U+FF00-FFEF; }}\n"
+        f'.rope-fig {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, "{FONT_FAMILY}", sans-serif; }}\n',
+        encoding="utf-8")
+
+
+_PLACEHOLDER = re.compile(r'(<div class="rope-fig rope-fig-static" data-figure="[^"]*" role="figure" aria-label=")([^"]*)(")'
+                          r'|(<p class="rope-fig-noscript">)([^<]*)(</p>)')
+
+
+def _translate_placeholders(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """On a Chinese page, the figure placeholders' names and their no-JavaScript line in Chinese
+    (the executed outputs are the English build's; loader.js translates the rest when it mounts)."""
+    if app.builder.format != "html" or not _chinese(app) or "rope-fig-static" not in context.get("body", ""):
+        return
+    from html import escape, unescape
+
+    from rope_edu.i18n import translate
+
+    def one(m: re.Match) -> str:
+        head, text, tail = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        return head + escape(translate(unescape(text), "zh_CN"), quote=True) + tail
+
+    context["body"] = _PLACEHOLDER.sub(one, context["body"])
 
 
 def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", _translate_placeholders)
     app.connect("builder-inited", _add_assets)
     app.connect("build-finished", _write_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -21,7 +21,7 @@ from typing import Any
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
-__all__ = ["COLORS", "CYCLE", "STYLE", "SVG_LIMIT", "use_style", "new_figure", "describe", "alt_text",
+__all__ = ["COLORS", "CYCLE", "STYLE", "SVG_LIMIT", "use_style", "use_cjk_font", "new_figure", "describe", "alt_text",
            "caption_text", "figure_image"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, with the book's meaning for each colour.
@@ -69,9 +69,29 @@ def use_style() -> None:
 
     In IPython (a notebook, or the book's build) plots are then displayed by
     :func:`figure_image`: SVG (or PNG at 2x) with their caption and alt text embedded.
+    In Chinese (:func:`rope_edu.i18n.language`), the package's Chinese font is registered too
+    (:func:`use_cjk_font`).
     """
+    from .i18n import language
+
     mpl.rcParams.update(STYLE)
+    if language() != "en":
+        use_cjk_font()
     _install_display()
+
+
+def use_cjk_font() -> None:
+    """Register the package's Chinese font (:data:`rope_edu.i18n.FONT`, Noto Sans SC cut down to the
+    catalog's characters) with matplotlib, as the font that Chinese characters fall back on: Latin
+    letters, digits and symbols keep the book's sans-serif, CJK characters come from it."""
+    from matplotlib import font_manager
+
+    from .i18n import FONT, FONT_FAMILY
+
+    if FONT_FAMILY not in {f.name for f in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(FONT))
+    families = [f for f in mpl.rcParams["font.family"] if f != FONT_FAMILY]
+    mpl.rcParams["font.family"] = families + [FONT_FAMILY]
 
 
 def describe(fig, *, caption: str | None = None, alt: str | None = None):
@@ -136,35 +156,40 @@ def alt_text(fig) -> str:
     given = getattr(fig, "_rope_edu_alt", None)
     if given:
         return given
+    # in the language of rope_edu.i18n (English: the templates themselves)
+    from .i18n import message as _m, translate as _t
+
     axes = _visible_axes(fig)
     parts = []
     sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
     if sup.strip():
-        parts.append(_clean(sup) + ".")
+        parts.append(_m("{0}.", _t(_clean(sup))))
     for i, ax in enumerate(axes):
         kinds = []
         if ax.images:
-            kinds.append("an image (heatmap)")
+            kinds.append(_m("an image (heatmap)"))
         if ax.lines:
-            kinds.append(f"{len(ax.lines)} line{'s' if len(ax.lines) > 1 else ''}")
+            kinds.append(_m("{0} lines" if len(ax.lines) > 1 else "{0} line", len(ax.lines)))
         if ax.collections:
-            kinds.append("points or patches")
+            kinds.append(_m("points or patches"))
         if ax.patches:
-            kinds.append("bars or shapes")
-        what = " and ".join(kinds) or "an empty panel"
-        name = f"Panel {i + 1} of {len(axes)}" if len(axes) > 1 else "Plot"
-        title = f" ({_clean(ax.get_title())})" if ax.get_title().strip() else ""
-        text = f"{name}{title}: {what}"
-        x, y = _clean(ax.get_xlabel()), _clean(ax.get_ylabel())
+            kinds.append(_m("bars or shapes"))
+        what = _m(" and ").join(kinds) or _m("an empty panel")
+        name = _m("Panel {0} of {1}", i + 1, len(axes)) if len(axes) > 1 else _m("Plot")
+        if ax.get_title().strip():
+            text = _m("{0} ({1}): {2}", name, _t(_clean(ax.get_title())), what)
+        else:
+            text = _m("{0}: {1}", name, what)
+        x, y = _t(_clean(ax.get_xlabel())), _t(_clean(ax.get_ylabel()))
         if x or y:
-            text += f", {y or 'values'} against {x or 'index'}"
+            text += _m(", {0} against {1}", y or _m("values"), x or _m("index"))
         (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-        text += f"; x from {x0:.3g} to {x1:.3g}, y from {y0:.3g} to {y1:.3g}"
-        labels = [_clean(lab) for lab in ax.get_legend_handles_labels()[1] if not lab.startswith("_")]
+        text += _m("; x from {0} to {1}, y from {2} to {3}", f"{x0:.3g}", f"{x1:.3g}", f"{y0:.3g}", f"{y1:.3g}")
+        labels = [_t(_clean(lab)) for lab in ax.get_legend_handles_labels()[1] if not lab.startswith("_")]
         if labels:
-            text += "; legend: " + ", ".join(labels)
-        parts.append(text + ".")
-    return " ".join(parts) or "Empty figure."
+            text += _m("; legend: {0}", _m(", ").join(labels))
+        parts.append(_m("{0}.", text))
+    return _m(" ").join(parts) or _m("Empty figure.")
 
 
 def figure_image(fig) -> tuple[str, bytes]:
@@ -240,3 +265,4 @@ def new_figure(nrows: int = 1, ncols: int = 1, **kwargs: Any):
     """``plt.subplots`` with the book's style applied; returns ``(fig, axes)``."""
     with mpl.rc_context(STYLE):
         return plt.subplots(nrows, ncols, **kwargs)
+

@@ -59,8 +59,11 @@ def _files(root: Path, patterns: list[str]) -> list[Path]:
 
 
 def package_files(root: Path) -> list[Path]:
-    """Everything a chapter's outputs can depend on besides its own code."""
-    return _files(root, ["rope_edu/**/*", "requirements.txt", "pyproject.toml"])
+    """Everything a chapter's outputs can depend on besides its own code. Not the translations
+    (rope_edu/locales: the chapters run in English; the Chinese edition translates their outputs
+    when it is built), so that editing a translation executes nothing again."""
+    locales = root / "rope_edu" / "locales"
+    return [p for p in _files(root, ["rope_edu/**/*", "requirements.txt", "pyproject.toml"]) if locales not in p.parents]
 
 
 def site_files(root: Path) -> list[Path]:

@@ -4,6 +4,7 @@
     python scripts/i18n.py check         # untranslated or fuzzy messages, and translations that changed the maths,
                                          # roles, code spans, link targets or numbers of their English message
     python scripts/i18n.py build         # the Chinese site into _build/html/zh (make book runs it after the English)
+    python scripts/i18n.py font          # the figures' Chinese font, cut to the catalog's characters (fonts-noto-cjk)
 
 Messages are Sphinx's: one paragraph, list item, heading or theorem title each, in MyST source
 (roles, ``$...$``, backticks), parsed again after translation. Display maths blocks are messages
@@ -65,7 +66,10 @@ def _jupyter_book(root: Path, cfg: dict, out: Path, *extra: str) -> int:
     path = out / "_config.yml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True, sort_keys=False), encoding="utf-8")
     jb = Path(sys.executable).with_name("jupyter-book")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    # as make book runs it (scripts/build_book.py): a chapter executed here (its English outputs not
+    # cached) writes the figures' static markup, not live widgets
+    env = {**os.environ, "ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([str(jb), "build", "--path-output", str(out), "--config", str(path), *extra, str(root)],
                           cwd=root, env=env).returncode
 
@@ -88,6 +92,7 @@ def update(root: Path) -> int:
     if _jupyter_book(root, config(root, gettext=True), pot, "--builder", "custom", "--custom-builder", "gettext"):
         return 1
     basic.update(str(root / LOCALES), str(pot / "_build" / "gettext"), (LANG,))
+    print(f"glossary: {fill_glossary(root)} terms set from {TERMS}")
     todo = 0
     for po_path in sorted((root / LOCALES / LANG / "LC_MESSAGES").rglob("*.po")):
         po = polib.pofile(str(po_path), wrapwidth=0)
@@ -114,8 +119,12 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>]+)>")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 
 
+_TITLED = re.compile(r"^(\{[a-z:-]+\}`)[^`<]*<([^>`]+)>`$")
+
+
 def _parts(text: str) -> dict[str, list[str]]:
-    roles = _ROLE.findall(text)
+    # {doc}`chapter 2 <target>`: its title is prose, translated; the role and its target are kept
+    roles = [_TITLED.sub(r"\1<\2>`", r) for r in _ROLE.findall(text)]
     rest = _ROLE.sub(" ", text)
     maths = _MATH.findall(rest)
     rest = _MATH.sub(" ", rest)
@@ -139,6 +148,7 @@ def problems(msgid: str, msgstr: str) -> list[str]:
 def check(root: Path, *, strict: bool = True) -> int:
     import polib
 
+    terms = load_terms(root)
     bad = untranslated = fuzzy = total = 0
     for po_path in sorted((root / LOCALES / LANG / "LC_MESSAGES").rglob("*.po")):
         for entry in polib.pofile(str(po_path)):
@@ -149,12 +159,224 @@ def check(root: Path, *, strict: bool = True) -> int:
                 untranslated += 1
             elif "fuzzy" in entry.flags:
                 fuzzy += 1
-            for p in problems(entry.msgid, entry.msgstr):
+            same = entry.msgstr == entry.msgid   # maths, names: kept as they are
+            for p in problems(entry.msgid, entry.msgstr) + ([] if same else term_problems(entry.msgid, entry.msgstr, terms)):
                 bad += 1
                 print(f"{po_path.relative_to(root)}: {entry.msgid[:60]!r}: {p}")
     print(f"{total} messages: {total - untranslated - fuzzy} translated, {untranslated} untranslated, "
-          f"{fuzzy} fuzzy, {bad} translations that change the English message's maths, roles, code, links or numbers")
+          f"{fuzzy} fuzzy, {bad} translations that change the English message's maths, roles, code, links or numbers "
+          f"or miss a term of {TERMS}")
+    bad += check_figures(root)
     return 1 if bad or (strict and (untranslated or fuzzy)) else 0
+
+
+# --- the term table (locales/zh_CN/terms.csv) ------------------------------------------------------
+
+TERMS = Path(LOCALES) / LANG / "terms.csv"
+
+
+def load_terms(root: Path) -> list[tuple[str, str, str]]:
+    """The term table: (English, Chinese, note on usage) per row, the longest English first."""
+    import csv
+
+    with open(root / TERMS, encoding="utf-8", newline="") as f:
+        rows = [(r["english"].strip(), r["chinese"].strip(), (r.get("note") or "").strip()) for r in csv.DictReader(f)]
+    seen = set()
+    for en, zh, _ in rows:
+        if not en or not zh:
+            raise ValueError(f"{TERMS}: a row needs an English and a Chinese term, got {en!r}, {zh!r}")
+        if en.lower() in seen:
+            raise ValueError(f"{TERMS}: {en!r} is listed twice")
+        seen.add(en.lower())
+    return sorted(rows, key=lambda r: -len(r[0]))
+
+
+def _prose(text: str) -> str:
+    """``text`` without its roles, maths, code spans and link targets (what a term may be found in)."""
+    for pattern in (_ROLE, _MATH, _CODE):
+        text = pattern.sub(" ", text)
+    return re.sub(r"\]\([^)]*\)|<https?://[^>]*>", " ", text)
+
+
+def term_problems(msgid: str, msgstr: str, terms) -> list[str]:
+    """The terms of the table that the English message uses (as words, any case, plural or not; a
+    longer term before the shorter ones inside it) and whose Chinese term its translation lacks."""
+    if not msgstr:
+        return []
+    prose, taken, out = _prose(msgid), [], []
+    for en, zh, _ in terms:
+        for m in re.finditer(rf"(?<![\w-]){re.escape(en)}(?:e?s)?(?![\w-])", prose, re.I):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            if zh not in msgstr:
+                out.append(f"term {en!r}: the translation does not use {zh!r}")
+            break
+    return out
+
+
+def fill_glossary(root: Path) -> int:
+    """The glossary's terms in the Chinese catalog from the term table: "旋转位置编码（rotary
+    position embedding）", the English beside the Chinese; returns how many it set."""
+    import polib
+
+    path = root / LOCALES / LANG / "LC_MESSAGES" / "book" / "glossary.po"
+    if not path.is_file():
+        return 0
+    table = {en.lower(): zh for en, zh, _ in load_terms(root)}
+    po = polib.pofile(str(path), wrapwidth=0)
+    n = 0
+    for entry in po:
+        zh = table.get(entry.msgid.strip().lower())
+        if zh and not entry.obsolete:
+            want = f"{zh}（{entry.msgid}）"
+            if entry.msgstr != want or "fuzzy" in entry.flags:
+                entry.msgstr = want
+                if "fuzzy" in entry.flags:
+                    entry.flags.remove("fuzzy")
+                n += 1
+    po.save()
+    return n
+
+
+# --- the figures' and plots' catalog (rope_edu/locales/zh_CN.json, rope_edu.i18n) -----------------
+
+def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, set[str]] | None = None,
+                    terms=()) -> list[str]:
+    """What is wrong with a figure catalog ``data`` (the JSON's content) against the English strings
+    the figures show (:func:`rope_edu.i18n.english_strings`) and the Python helpers' template keys
+    (:func:`rope_edu.i18n.template_keys`): a shown string or key with no translation (and not
+    listed as "not shown"), an empty translation, a translation whose placeholders or numbers are
+    not its key's."""
+    from rope_edu.i18n import placeholders
+
+    messages, hidden = data.get("messages", {}), set(data.get("not shown", []))
+    templates = data.get("templates", {})
+    out = []
+    for where, strings in sorted(english.items()):
+        for text in sorted(strings - set(messages) - hidden):
+            out.append(f"{where}: no translation of {text!r}")
+    for where, strings in sorted((keys or {}).items()):
+        for text in sorted(strings - set(templates)):
+            out.append(f"{where}: no template {text!r}")
+    for key, value in [*messages.items(), *templates.items()]:
+        if not isinstance(value, str) or (not value.strip() and key.strip()):
+            out.append(f"untranslated: {key!r}")
+            continue
+        if placeholders(key) != placeholders(value):
+            out.append(f"{key!r}: placeholders {placeholders(key)} -> {placeholders(value)} in {value!r}")
+        a = _parts(re.sub(r"\{\d+\}", " ", key))["numbers"]
+        b = _parts(re.sub(r"\{\d+\}", " ", value))["numbers"]
+        if a != b:
+            out.append(f"{key!r}: numbers {a} -> {b} in {value!r}")
+        if value != key:
+            out += [f"{key!r}: {p}" for p in term_problems(key, value, terms)]
+    return out
+
+
+def font_problems(data: dict) -> list[str]:
+    """The catalog's CJK characters that the package's Chinese font lacks (run ``font``)."""
+    from fontTools.ttLib import TTFont
+
+    from rope_edu.i18n import FONT
+
+    texts = [v for part in ("messages", "templates") for v in data.get(part, {}).values()]
+    have = {chr(c) for c in TTFont(str(FONT), recalcTimestamp=False).getBestCmap()} if FONT.is_file() else set()
+    missing = "".join(c for c in cjk_characters(texts) if c not in have)
+    return [f"{FONT.name} lacks {missing!r}: python scripts/i18n.py font"] if missing else []
+
+
+def plot_strings(site: Path) -> set[str]:
+    """The words of the English site's plots (their SVGs' ``<text>``, as drawn): what the catalog
+    must hold for the Chinese plots to be in Chinese."""
+    import html
+
+    out = set()
+    for path in sorted((site / "_images").glob("*.svg")):
+        for words in re.findall(r"<text\b[^>]*>([^<]+)</text>", path.read_text(encoding="utf-8")):
+            words = html.unescape(words)
+            if re.search(r"[A-Za-z]{2,}", words):
+                out.add(words)
+    return out
+
+
+def check_figures(root: Path) -> int:
+    """Problems of every figure catalog, printed; returns how many."""
+    import json
+
+    sys.path.insert(0, str(root))
+    from rope_edu.i18n import LANGUAGES, LOCALES, english_strings, template_keys
+
+    english, keys = english_strings(), template_keys()
+    bad = 0
+    for lang in LANGUAGES:
+        path = LOCALES / f"{lang}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found = figure_problems(data, english, keys, load_terms(root)) + font_problems(data)
+        for p in found:
+            print(f"{path.name}: {p}")
+        bad += len(found)
+    print(f"figure catalogs: {bad} problems")
+    site = root / "_build" / "html"
+    if (site / "_images").is_dir():
+        from rope_edu.i18n import translate
+
+        left = sorted(w for w in plot_strings(site) if translate(w, LANG) == w)
+        print(f"plots of the built English site: {len(left)} labels with no translation in the catalog"
+              + (f" (e.g. {left[:3]})" if left else ""))
+    return bad
+
+
+# --- the Chinese font of the figures and plots ---------------------------------------------------
+
+#: Where Debian's fonts-noto-cjk puts Noto Sans CJK (a collection; its "SC" face is Simplified Chinese).
+NOTO_CJK = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def cjk_characters(texts) -> str:
+    """The CJK characters and full-width punctuation of ``texts``, sorted, each once."""
+    return "".join(sorted({c for t in texts for c in _CJK.findall(t)}))
+
+
+def make_font(root: Path, source: Path = NOTO_CJK) -> int:
+    """``rope_edu/locales/NotoSansSC-rope.otf``: Noto Sans CJK SC (OFL-1.1) cut down to the CJK
+    characters of the figure catalogs, renamed (rope_edu.i18n.FONT_FAMILY). Run after the catalog
+    gained characters (``check`` says so); needs Debian's fonts-noto-cjk, CI does not."""
+    import json
+
+    from fontTools import subset
+    from fontTools.ttLib import TTCollection
+
+    sys.path.insert(0, str(root))
+    from rope_edu.i18n import FONT, FONT_FAMILY, LANGUAGES, LOCALES
+
+    if not source.is_file():
+        print(f"no {source}: apt-get install fonts-noto-cjk")
+        return 1
+    texts = [v for lang in LANGUAGES for part in ("messages", "templates")
+             for v in json.loads((LOCALES / f"{lang}.json").read_text(encoding="utf-8")).get(part, {}).values()]
+    chars = cjk_characters(texts)
+    font = next(f for f in TTCollection(str(source)).fonts if f["name"].getDebugName(1) == "Noto Sans CJK SC")
+    options = subset.Options()
+    options.hinting = False
+    options.desubroutinize = True
+    options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]
+    options.notdef_outline = True
+    sub = subset.Subsetter(options)
+    sub.populate(text=chars)
+    sub.subset(font)
+    for record in font["name"].names:
+        if record.nameID in (1, 4, 16):
+            record.string = FONT_FAMILY
+        elif record.nameID == 6:
+            record.string = FONT_FAMILY.replace(" ", "") + "-Regular"
+        elif record.nameID == 3:
+            record.string = f"{FONT_FAMILY}; subset of Noto Sans CJK SC"
+    font.recalcTimestamp = False   # the same characters give the same file
+    font.save(str(FONT))
+    print(f"{FONT.relative_to(root)}: {len(chars)} characters, {FONT.stat().st_size / 1024:.1f} KiB")
+    return 0
 
 
 # --- the Chinese site ----------------------------------------------------------------------------
@@ -190,6 +412,90 @@ def _share(en: Path, zh: Path) -> int:
     return saved
 
 
+_SVG_TEXT = None
+
+
+def translate_svg(svg: str, lang: str | None = None) -> str:
+    """A plot's SVG (saved with ``svg.fonttype: none``: its words are ``<text>``) with its words in
+    ``lang`` (default :func:`rope_edu.i18n.language`), each through the catalog
+    (:func:`rope_edu.i18n.translate`); unchanged where nothing translates (and in English).
+
+    A plot is shown by an ``<img>``, which loads nothing else (not the page's fonts): when the
+    translation has Chinese characters, the SVG carries the Chinese font (:data:`rope_edu.i18n.FONT`)
+    cut down to those characters, as a ``data:`` URL, and its translated texts name that font
+    after their own (Latin letters, digits and symbols keep theirs).
+    """
+    import base64
+    import html
+    import re
+
+    sys.path.insert(0, str(ROOT))
+    from rope_edu.i18n import FONT, FONT_FAMILY, translate
+
+    global _SVG_TEXT
+    if _SVG_TEXT is None:
+        _SVG_TEXT = re.compile(r"<text\b([^>]*)>([^<]+)</text>")
+    cjk = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+    family = f"'{FONT_FAMILY}'"
+    used: set[str] = set()
+
+    def with_font(style: re.Match) -> str:
+        body = style.group(1)
+        if "font-family:" not in body:
+            return f'style="{body}; font-family: {family}"'
+        # the Chinese font after the named ones, before the generic family
+        return 'style="' + re.sub(r"(font-family:[^;]*?)(,\s*sans-serif)?(\s*(?:;|$))",
+                                  lambda f: f"{f.group(1)}, {family}{f.group(2) or ''}{f.group(3)}", body, count=1) + '"'
+
+    def one(m: re.Match) -> str:
+        attrs, words = m.group(1), html.unescape(m.group(2))
+        out = translate(words, lang)
+        if out == words:
+            return m.group(0)
+        found = set(cjk.findall(out))
+        if found:
+            used.update(found)
+            attrs = re.sub(r'style="([^"]*)"', with_font, attrs, count=1) if "style=" in attrs \
+                else f' style="font-family: {family}"{attrs}'
+        return f"<text{attrs}>{html.escape(out, quote=False)}</text>"
+
+    out = _SVG_TEXT.sub(one, svg)
+    if not used:
+        return out
+    import io
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(str(FONT), recalcTimestamp=False)
+    options = subset.Options()
+    options.flavor = "woff"
+    options.hinting = False
+    cutter = subset.Subsetter(options)
+    cutter.populate(text="".join(sorted(used)))
+    cutter.subset(font)
+    buf = io.BytesIO()
+    font.flavor = "woff"
+    font.save(buf)
+    face = (f'<style>@font-face {{ font-family: "{FONT_FAMILY}"; '
+            f'src: url(data:font/woff;base64,{base64.b64encode(buf.getvalue()).decode()}) format("woff"); }}</style>')
+    return re.sub(r"(<svg\b[^>]*>)", lambda s: s.group(1) + face, out, count=1)
+
+
+def translate_plots(root: Path, site: Path) -> int:
+    """The plots of the Chinese site (SVG, text kept as text) with their labels through the figure
+    catalog and the Chinese font they need embedded (translate_svg); returns how
+    many changed. A plot no message matches stays byte for byte the English one (and is shared)."""
+    changed = 0
+    for path in sorted((site / "_images").glob("*.svg")):
+        svg = path.read_text(encoding="utf-8")
+        out = translate_svg(svg, LANG)
+        if out != svg:
+            path.write_text(out, encoding="utf-8")
+            changed += 1
+    return changed
+
+
 def build(root: Path, *, every_page: bool = False) -> int:
     out = root / "_build" / "zh"
     if every_page:
@@ -217,20 +523,24 @@ def build(root: Path, *, every_page: bool = False) -> int:
     site = root / "_build" / "html" / SUBDIR
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(out / "_build" / "html", site)
+    plots = translate_plots(root, site)
     saved = _share(root / "_build" / "html", site)
-    print(f"Chinese edition in _build/html/{SUBDIR} ({saved / 1e6:.1f} MB of static files shared with the English)")
+    print(f"Chinese edition in _build/html/{SUBDIR} ({saved / 1e6:.1f} MB of static files shared with the English, "
+          f"{plots} plots with Chinese labels)")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["update", "check", "build"])
+    parser.add_argument("command", choices=["update", "check", "build", "font"])
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.command == "update":
         return update(args.root)
     if args.command == "check":
         return check(args.root)
+    if args.command == "font":
+        return make_font(args.root)
     return build(args.root)
 
 

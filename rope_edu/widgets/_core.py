@@ -32,12 +32,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..i18n import catalog, language
 from ..plots import COLORS, CYCLE
 
 __all__ = [
     "STATIC_ENV", "JS_DIR", "COLORMAPS", "static_mode", "snap_zero", "Control", "Figure", "bundle", "static_modules",
     "core_names", "to_json",
 ]
+
+#: What a figure's placeholder says where JavaScript does not run.
+NOSCRIPT = "Interactive figure: it needs JavaScript."
 
 #: Set to ``"1"`` by ``make book``: :meth:`Figure.show` then writes static markup, not a widget.
 STATIC_ENV = "ROPE_EDU_STATIC"
@@ -346,6 +350,7 @@ def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
         _controls=traitlets.List().tag(sync=True),
         _data=traitlets.Dict().tag(sync=True),
         _defaults=traitlets.Dict().tag(sync=True),
+        _messages=traitlets.Dict().tag(sync=True),
     )
     return type(f"{name.title().replace('_', '')}Figure", (anywidget.AnyWidget,), traits)
 
@@ -412,12 +417,13 @@ class Figure:
 
     def widget(self, **overrides: Any):
         """The live widget (anywidget): the same drawing code as the static book, redrawn in the
-        browser; control values are synced to the returned object's traits."""
+        browser; control values are synced to the returned object's traits. Its words are in
+        :func:`rope_edu.i18n.language` (``rope_edu.i18n.set_language("zh_CN")``)."""
         payload = self._payload(**overrides)
         cls = _widget_class(self.name, self.controls)
         return cls(
             _controls=payload["controls"], _data=payload["data"], _defaults=payload["defaults"],
-            _title=self.title, **payload["state"],
+            _title=self.title, _messages=catalog(language()), **payload["state"],
         )
 
     def html(self, **overrides: Any) -> str:
@@ -427,7 +433,7 @@ class Figure:
         return (
             f'<div class="rope-fig rope-fig-static" data-figure="{_html.escape(self.name)}" '
             f'role="figure" aria-label="{label}" data-payload="{_html.escape(payload)}">'
-            f'<p class="rope-fig-noscript">Interactive figure: it needs JavaScript.</p></div>'
+            f'<p class="rope-fig-noscript">{NOSCRIPT}</p></div>'
         )
 
     def show(self, **overrides: Any):

@@ -41,9 +41,47 @@ function el(tag, attrs = {}, parent = null) {
   return node;
 }
 
+// The figures' words in the reader's language (rope_edu.i18n, the same rules in Python). A catalog
+// maps an English string to its translation; a key's {0}, {1}, ... stand for values filled in (a
+// number, a symbol, another label, itself translated). Keys without placeholders match exactly;
+// then patterns, the one with the most literal text first. A string no key matches stays as it is,
+// so an English figure (no catalog) shows exactly what it shows without one.
+// MESSAGES: the catalog of the figure being drawn (compileMessages), or null for English.
+let MESSAGES = null;
+function compileMessages(messages) {
+  if (!messages || typeof messages !== "object" || !Object.keys(messages).length) return null;
+  const exact = new Map(), patterns = [];
+  for (const [key, value] of Object.entries(messages)) {
+    if (!value) continue;
+    if (/\{\d+\}/.test(key)) {
+      const parts = key.split(/\{(\d+)\}/);
+      const src = parts.map((p, i) => (i % 2 ? `(?<p${p}>[\\s\\S]+?)` : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("");
+      patterns.push([new RegExp(`^${src}$`), value, key.replace(/\{\d+\}/g, "").length]);
+    } else exact.set(key, value);
+  }
+  patterns.sort((a, b) => b[2] - a[2]);
+  return { exact, patterns, cache: new Map() };
+}
+function tr(str, messages = MESSAGES) {
+  if (!messages || typeof str !== "string" || !str) return str;
+  if (messages.exact.has(str)) return messages.exact.get(str);
+  if (messages.cache.has(str)) return messages.cache.get(str);
+  let out = str;
+  for (const [re, value] of messages.patterns) {
+    const m = re.exec(str);
+    if (!m) continue;
+    const groups = m.groups || {};
+    out = value.replace(/\{(\d+)\}/g, (h, i) => (`p${i}` in groups ? tr(groups[`p${i}`], messages) : h));
+    break;
+  }
+  if (messages.cache.size > 5000) messages.cache.clear();
+  messages.cache.set(str, out);
+  return out;
+}
+
 function text(parent, x, y, str, attrs = {}) {
   const node = el("text", { x, y, ...attrs }, parent);
-  node.textContent = str;
+  node.textContent = MESSAGES && typeof str === "string" ? tr(str) : str;
   return node;
 }
 
@@ -311,7 +349,7 @@ function buildControl(spec, model, uid) {
   const id = `${uid}-${spec.name}`;
   const label = document.createElement("label");
   label.htmlFor = id;
-  label.textContent = spec.label;
+  label.textContent = tr(spec.label);
   let input, show;
   if (spec.kind === "range") {
     input = document.createElement("input");
@@ -332,7 +370,7 @@ function buildControl(spec, model, uid) {
     for (const [i, opt] of spec.options.entries()) {
       const o = document.createElement("option");
       o.value = opt;
-      o.textContent = spec.labels ? spec.labels[i] : opt;
+      o.textContent = tr(spec.labels ? spec.labels[i] : opt);
       input.appendChild(o);
     }
     input.addEventListener("change", () => { model.set(spec.name, input.value); model.save_changes(); });
@@ -412,14 +450,29 @@ function chooseLayout(layouts, avail) {
 }
 
 // A line of text broken at spaces into lines of at most `chars` characters: [line, ...].
+// Chinese (no spaces) breaks between any two CJK characters, each as wide as two Latin ones.
+const CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/;
 function wrapWords(str, chars) {
+  str = String(str);
+  if (!CJK.test(str)) {
+    const lines = [];
+    let cur = "";
+    for (const word of str.split(" ")) {
+      if (cur && cur.length + 1 + word.length > chars) { lines.push(cur); cur = word; }
+      else cur = cur ? `${cur} ${word}` : word;
+    }
+    if (cur) lines.push(cur);
+    return lines;
+  }
+  const width = (s) => [...s].reduce((n, c) => n + (CJK.test(c) ? 2 : 1), 0);
   const lines = [];
   let cur = "";
-  for (const word of String(str).split(" ")) {
-    if (cur && cur.length + 1 + word.length > chars) { lines.push(cur); cur = word; }
-    else cur = cur ? `${cur} ${word}` : word;
+  for (const token of str.match(/[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef][，。：；、）》]?|\s+|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+/g) || []) {
+    if (/^\s+$/.test(token)) { if (cur) cur += " "; continue; }
+    if (cur.trim() && width(cur) + width(token) > chars) { lines.push(cur.trimEnd()); cur = token; }
+    else cur += token;
   }
-  if (cur) lines.push(cur);
+  if (cur.trim()) lines.push(cur.trimEnd());
   return lines;
 }
 
@@ -427,7 +480,7 @@ function wrapWords(str, chars) {
 // the <text> (one <tspan> a line); its lines are node.lines.
 function textLines(parent, x, y, str, chars, attrs = {}, lineHeight = 15) {
   const node = el("text", { x, y, ...attrs }, parent);
-  node.lines = wrapWords(str, chars);
+  node.lines = wrapWords(MESSAGES && typeof str === "string" ? tr(str) : str, chars);
   node.lines.forEach((s, i) => {
     const span = el("tspan", { x, dy: i ? lineHeight : 0 }, node);
     span.textContent = s;
@@ -476,7 +529,7 @@ function drawingBox(title) {
     if (scrolls && !box.hasAttribute("tabindex")) {
       box.tabIndex = 0;
       box.setAttribute("role", "region");
-      box.setAttribute("aria-label", `${title || "figure"}: drawing, scrolls sideways`);
+      box.setAttribute("aria-label", tr(`${title || "figure"}: drawing, scrolls sideways`));
     } else if (!scrolls && box.hasAttribute("tabindex")) {
       box.removeAttribute("tabindex");
       box.removeAttribute("role");
@@ -495,7 +548,9 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
     const uid = uniqueId("rope-fig");
     host.classList.add("rope-fig");
     host.dataset.figure = model.get("_name") || "";
-    const title = model.get("_title") || "";
+    const messages = compileMessages(model.get("_messages"));
+    MESSAGES = messages;
+    const title = tr(model.get("_title") || "");
     if (title) { host.setAttribute("role", "figure"); host.setAttribute("aria-label", title); }
     host.replaceChildren();
     const controlBox = document.createElement("div");
@@ -552,6 +607,7 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
     // the tile it overlaps most (its definitions: clip paths, gradients, into a <defs> all tiles
     // share); an element in no tile is left out. Each tile's viewBox shows its part.
     const redraw = () => {
+      MESSAGES = messages;
       const state = current();
       const seen = new Set();
       let noteText = "", headingText = "";
@@ -571,16 +627,17 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
             readoutBox.appendChild(r);
             readouts.set(name, r);
           }
-          r.firstChild.textContent = `${label} =`;
-          r.lastChild.textContent = `${fmt(value, digits)}${unit ? " " + unit : ""}`;
+          r.firstChild.textContent = `${tr(label)} =`;
+          r.lastChild.textContent = `${fmt(value, digits)}${unit ? " " + tr(unit) : ""}`;
           r.dataset.value = String(value);
           r.hidden = false;
         },
-        note(str) { noteText += (noteText ? " " : "") + str; },
+        note(str) { noteText += (noteText ? " " : "") + tr(str); },
         // The figure's heading: centred at the top of the drawing (y: its baseline; attrs: e.g.
         // a class, or x to centre it elsewhere); above the drawing, as text that wraps, in a
         // tiled layout (whose tiles leave it out) or one with headingAbove: true.
         heading(str, y = 18, attrs = {}) {
+          str = tr(str);
           if (view.tiles || layout.headingAbove) headingText += (headingText ? "\n" : "") + str;
           else text(stage, attrs.x ?? layout.width / 2, y, str, { class: "plot-title", "text-anchor": "middle", ...attrs });
         },
@@ -592,7 +649,7 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
       notes.hidden = !noteText;
       heading.textContent = headingText;
       heading.hidden = !headingText;
-      svg.setAttribute("aria-label", host.getAttribute("aria-label") || "interactive figure");
+      svg.setAttribute("aria-label", host.getAttribute("aria-label") || tr("interactive figure"));
       host.dataset.state = JSON.stringify(state);
       host.dataset.draws = String(++draws);
     };

@@ -3,8 +3,16 @@
 // and data as JSON; this script imports the figure's module from the same folder and calls its
 // `render` with a small stand-in for the widget model (get / set / on / off / save_changes).
 
-function standInModel(payload) {
-  const values = { ...payload.state, _name: payload.name, _title: payload.title, _controls: payload.controls, _data: payload.data, _defaults: payload.defaults };
+// The page's language (<html lang>) chooses the figures' words: a Chinese page loads the catalog
+// rope_edu/locales/zh_CN.json, served beside this file as messages.zh_CN.json (rope_edu.i18n).
+const LANG = (document.documentElement.lang || "en").toLowerCase();
+const CATALOG = LANG.startsWith("zh")
+  ? fetch(new URL("messages.zh_CN.json", import.meta.url)).then((r) => r.json()).then((c) => c.messages || {})
+    .catch((err) => { console.error(`rope-edu figures: no Chinese catalog (${err})`); return {}; })
+  : Promise.resolve({});
+
+function standInModel(payload, messages) {
+  const values = { ...payload.state, _name: payload.name, _title: payload.title, _controls: payload.controls, _data: payload.data, _defaults: payload.defaults, _messages: messages };
   const listeners = new Map();
   return {
     get: (key) => values[key],
@@ -29,16 +37,17 @@ function standInModel(payload) {
 
 async function mount(host) {
   const payload = JSON.parse(host.dataset.payload);
-  const module = await import(new URL(`${payload.name}.js`, import.meta.url));
+  const [module, messages] = await Promise.all([import(new URL(`${payload.name}.js`, import.meta.url)), CATALOG]);
   host.removeAttribute("data-payload");
-  module.default.render({ model: standInModel(payload), el: host });
+  module.default.render({ model: standInModel(payload, messages), el: host });
   host.classList.add("rope-fig-ready");
 }
 
 // A keyboard reader should not need hundreds of Tab presses to reach a figure: after the theme's
 // "Skip to main content" link, one link per figure ("Skip to figure: <title>") moves focus to the
 // figure's first control. Like the theme's skip link, it shows only while it has focus.
-function skipLinks(hosts) {
+function skipLinks(hosts, messages) {
+  const skip = messages["Skip to figure: {0}"] || "Skip to figure: {0}";
   const anchor = document.getElementById("pst-skip-link") || document.querySelector(".skip-link");
   if (!anchor || !hosts.length) return;
   let after = anchor;
@@ -48,7 +57,7 @@ function skipLinks(hosts) {
     wrap.className = "skip-link rope-fig-skip d-print-none";
     const link = document.createElement("a");
     link.href = `#${host.id}`;
-    link.textContent = `Skip to figure: ${host.getAttribute("aria-label") || host.dataset.figure}`;
+    link.textContent = skip.replace("{0}", host.getAttribute("aria-label") || host.dataset.figure);
     link.addEventListener("click", (e) => {
       const first = host.querySelector("[data-control]");
       if (!first) return;
@@ -68,4 +77,4 @@ Promise.allSettled(hosts.map((host) =>
     host.classList.add("rope-fig-error");
     console.error(`rope-edu figure ${host.dataset.figure}: ${err}`);
   }),
-)).then(() => skipLinks(hosts.filter((h) => h.classList.contains("rope-fig-ready"))));
+)).then(async () => skipLinks(hosts.filter((h) => h.classList.contains("rope-fig-ready")), await CATALOG));

@@ -1,0 +1,299 @@
+"""The Chinese edition's shared catalogs: the figures' and plots' messages (rope_edu.i18n, read by
+Python and by core.js alike), the term table (locales/zh_CN/terms.csv) and the gate
+(scripts/i18n.py check), the plots' Chinese font. Unit tests: no book build, no browser."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rope_edu import i18n, plots
+from rope_edu.widgets._core import JS_DIR
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "_ext"))
+sys.path.insert(0, str(Path(__file__).parent))
+import i18n as tool  # noqa: E402  (scripts/i18n.py)
+
+CATALOG = json.loads((i18n.LOCALES / "zh_CN.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True)
+def _english_after():
+    yield
+    i18n.set_language(None)
+
+
+# --- rope_edu.i18n ---------------------------------------------------------------------------------
+
+def test_translate_exact_pattern_nested_and_unmatched():
+    assert i18n.translate("base b", "zh_CN") == "底数 b"
+    assert i18n.translate("pair 3", "zh_CN") == "第 3 对"
+    # a placeholder's value is itself translated; placeholders may change order
+    assert i18n.translate("{0}: drawing, scrolls sideways".replace("{0}", "position m"), "zh_CN") == "位置 m：绘图区，可横向滚动"
+    assert i18n.translate("{0}: {1} of {2} coordinates rotate, {3}".format("A", 8, 64, "x"), "zh_CN") == "A：64 个坐标中 8 个旋转，x"
+    assert i18n.translate("−1.25", "zh_CN") == "−1.25"          # numbers and symbols pass through
+    assert i18n.translate("pair 3", "en") == "pair 3"            # English: no catalog
+    assert i18n.translate("pair 3", "zh-CN") == i18n.translate("pair 3", "zh")
+
+
+def test_language_from_setting_then_environment(monkeypatch):
+    monkeypatch.delenv(i18n.LANG_ENV, raising=False)
+    assert i18n.language() == "en"
+    monkeypatch.setenv(i18n.LANG_ENV, "zh-CN")
+    assert i18n.language() == "zh_CN"
+    i18n.set_language("en")
+    assert i18n.language() == "en" and i18n.translate("base b") == "base b"
+    with pytest.raises(ValueError, match="lang must be 'en' or one of"):
+        i18n.set_language("fr")
+    with pytest.raises(TypeError, match="lang must be a string"):
+        i18n.translate("x", 3)
+
+
+def test_message_templates():
+    assert i18n.message("Panel {0} of {1}", 1, 2, lang="en") == "Panel 1 of 2"
+    assert i18n.message("Panel {0} of {1}", 1, 2, lang="zh_CN") == "第 1 幅（共 2 幅）"
+    assert i18n.message(" ", lang="zh_CN") == ""                 # Chinese sentences join without spaces
+
+
+def _run_core(script: str) -> object:
+    from node_figure import require_node
+
+    node = require_node()
+    core = (JS_DIR / "core.js").read_text(encoding="utf-8")
+    source = "globalThis.window ??= { addEventListener() {} };\n" + core + "\n" + script
+    out = subprocess.run([node, "--input-type=module", "-e", source], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_core_js_translates_as_python_does():
+    """core.js's tr() and rope_edu.i18n.translate give the same text for every key of the catalog
+    filled with sample values (and leave what no key matches alone)."""
+    samples = []
+    for key in CATALOG["messages"]:
+        filled = re.sub(r"\{(\d+)\}", lambda m: ["3", "position m", "1.50", "base b"][int(m.group(1)) % 4], key)
+        samples.append(filled)
+    samples += ["0.25", "−∞", "n/a", "10⁴", "something no key matches"]
+    got = _run_core(f"const M = compileMessages({json.dumps(CATALOG['messages'], ensure_ascii=False)});\n"
+                    f"process.stdout.write(JSON.stringify({json.dumps(samples, ensure_ascii=False)}.map((s) => tr(s, M))));")
+    assert got == [i18n.translate(s, "zh_CN") for s in samples]
+    # no catalog (English): every string unchanged
+    same = _run_core(f"process.stdout.write(JSON.stringify({json.dumps(samples, ensure_ascii=False)}.map((s) => tr(s, compileMessages({{}})))));")
+    assert same == samples
+
+
+def test_core_js_wraps_chinese_between_characters():
+    lines = _run_core('process.stdout.write(JSON.stringify([wrapWords("不加位置时变化为 0（浮点舍入约 1e−16，显示为 0）：输出只是随词一起移动。", 20), '
+                      'wrapWords("the outputs only move with their words", 12)]));')
+    zh, en = lines
+    assert "".join(zh).replace(" ", "") == "不加位置时变化为0（浮点舍入约1e−16，显示为0）：输出只是随词一起移动。"
+    assert all(sum(2 if re.match(r"[\u2e80-\u9fff\uff00-\uffef]", c) else 1 for c in line) <= 21 for line in zh)
+    assert en == ["the outputs", "only move", "with their", "words"]
+
+
+def test_live_widget_carries_the_catalog_of_its_language():
+    from rope_edu.widgets import clock
+
+    assert clock.DEMO.widget()._messages == {}
+    i18n.set_language("zh_CN")
+    assert clock.DEMO.widget()._messages["base b"] == "底数 b"
+
+
+# --- scripts/i18n.py check: the figure catalog ------------------------------------------------------
+
+def test_catalog_covers_what_the_figures_show():
+    """The only check of the real catalog against the figures' code (about 1 s: it imports every figure)."""
+    problems = tool.figure_problems(CATALOG, i18n.english_strings(), i18n.template_keys(), tool.load_terms(ROOT))
+    assert problems == []
+
+
+def test_figure_problems_catch_missing_keys_placeholders_numbers_and_terms():
+    data = {"messages": {"pair {0}": "第 {1} 对", "3 turns": "4 圈", "empty": "", "base b": "基数 b"},
+            "not shown": ["xMidYMid meet"]}
+    english = {"js/x.js": {"pair {0}", "new label", "xMidYMid meet"}}
+    found = "\n".join(tool.figure_problems(data, english, {"plots.py": {"Plot"}}, tool.load_terms(ROOT)))
+    assert "no translation of 'new label'" in found and "xMidYMid" not in found
+    assert "no template 'Plot'" in found
+    assert "placeholders ['0'] -> ['1']" in found
+    assert "numbers ['3'] -> ['4']" in found
+    assert "untranslated: 'empty'" in found
+    assert "term 'base': the translation does not use '底数'" in found
+
+
+def test_extraction_turns_template_literals_into_placeholders():
+    found = i18n._js_strings('text(g, 0, 0, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });\n'
+                             'fig.readout("x", `turns${sub(i)}`, v, 2, `of ${n}`); // a comment, not a label\n'
+                             'legend(svg, 1, 2, [["at least one full turn made (solid ring)", COLORS.q]]);')
+    assert found == {"pair {0}", "of {0}", "at least one full turn made (solid ring)"}
+
+
+# --- the term table -------------------------------------------------------------------------------
+
+def test_term_table_is_well_formed_and_used_by_the_figures():
+    terms = tool.load_terms(ROOT)
+    assert {"rotary position embedding", "attention", "query", "key", "wavelength", "base", "context extension",
+            "interpolation", "KV cache"} <= {en for en, _, _ in terms}
+    assert dict((en, zh) for en, zh, _ in terms)["rotary position embedding"] == "旋转位置编码"
+
+
+def test_term_problems():
+    terms = tool.load_terms(ROOT)
+    assert tool.term_problems("The base of the wavelengths", "底数与波长", terms) == []
+    assert tool.term_problems("raise the base", "提高基数", terms) == ["term 'base': the translation does not use '底数'"]
+    # the longer term first: "position interpolation" needs 位置插值, and then "interpolation" is satisfied
+    assert tool.term_problems("Position Interpolation divides positions", "位置插值把位置除以", terms) == []
+    assert tool.term_problems("Rotary Position Embedding", "旋转位置编码", terms) == []        # not 嵌入 for "embedding"
+    # code, maths and role targets are not prose
+    assert tool.term_problems("set `base` in {doc}`x <keys>` with $key$", "设置 `base`，见 {doc}`x <keys>`，$key$", terms) == []
+
+
+def test_titled_roles_translate_their_title_not_their_target():
+    en = "see {doc}`chapter 2 <../notebooks/02_absolute_encodings>`."
+    assert tool.problems(en, "见{doc}`第 2 章 <../notebooks/02_absolute_encodings>`。") == []
+    assert tool.problems(en, "见{doc}`第 2 章 <../notebooks/03_rope_2d>`。") != []
+    assert tool.problems("see {ref}`ch10-base`.", "见{ref}`ch10-mla`。") != []
+
+
+def test_fill_glossary_sets_terms_from_the_table(tmp_path):
+    import polib
+
+    (tmp_path / "locales" / "zh_CN" / "LC_MESSAGES" / "book").mkdir(parents=True)
+    (tmp_path / tool.TERMS).write_text("english,chinese,note\nwavelength,波长,\nKV cache,KV 缓存,\n", encoding="utf-8")
+    po = polib.POFile()
+    for msgid in ("wavelength", "KV cache", "ALiBi", "The number of positions of one turn."):
+        po.append(polib.POEntry(msgid=msgid, msgstr=""))
+    path = tmp_path / "locales" / "zh_CN" / "LC_MESSAGES" / "book" / "glossary.po"
+    po.save(str(path))
+    assert tool.fill_glossary(tmp_path) == 2
+    got = {e.msgid: e.msgstr for e in polib.pofile(str(path))}
+    assert got["wavelength"] == "波长（wavelength）" and got["KV cache"] == "KV 缓存（KV cache）" and got["ALiBi"] == ""
+
+
+def test_chinese_glossary_shows_the_term_table():
+    import editions
+
+    table = editions.terms_table(ROOT / tool.TERMS)
+    with open(ROOT / tool.TERMS, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert table.count("<tr><td") == len(rows)
+    assert "<td lang=\"zh-CN\">旋转位置编码</td><td lang=\"en\">rotary position embedding</td>" in table
+
+
+# --- plots: the font, the alt text, the SVG ---------------------------------------------------------
+
+def test_font_covers_every_chinese_character_of_the_catalog():
+    from fontTools.ttLib import TTFont
+
+    texts = [*CATALOG["messages"].values(), *CATALOG["templates"].values()]
+    cmap = TTFont(str(i18n.FONT)).getBestCmap()
+    missing = sorted(set(tool.cjk_characters(texts)) - {chr(c) for c in cmap})
+    assert missing == [], f"run: python scripts/i18n.py font (missing {''.join(missing)})"
+    assert i18n.FONT.stat().st_size < 200_000
+
+
+def test_matplotlib_draws_chinese_with_the_package_font():
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    plots.use_cjk_font()
+    fig, ax = plt.subplots(figsize=(2, 1.5))
+    ax.set_xlabel(i18n.translate("wavelength λᵢ (tokens, log)", "zh_CN"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # "Glyph ... missing from font(s)" is a warning
+        fig.savefig(io.BytesIO(), format="png", dpi=50)
+    plt.close(fig)
+
+
+def test_alt_text_english_unchanged_and_chinese_from_templates():
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="q")
+    ax.plot([0, 1], [1, 0], label="k")
+    ax.legend()
+    ax.set_xlabel("position m")
+    ax.set_title("t")
+    assert plots.alt_text(fig) == ("Plot (t): 2 lines, values against position m; "
+                                   "x from -0.05 to 1.05, y from -0.05 to 1.05; legend: q, k.")
+    i18n.set_language("zh_CN")
+    assert plots.alt_text(fig) == ("图（t）：2 条曲线，纵轴为数值，横轴为位置 m；"
+                                   "x 从 -0.05 到 1.05，y 从 -0.05 到 1.05；图例：q、k。")
+    plt.close(fig)
+
+
+SVG = ('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10pt" height="10pt">'
+       '<text style="font-size: 10px; font-family: \'DejaVu Sans\', sans-serif; text-anchor: middle" x="1" y="2">wavelength (positions)</text>'
+       '<text style="font-size: 10px; font-family: \'DejaVu Sans\', sans-serif" x="1" y="2">−0.5</text></svg>')
+
+
+def test_translate_svg_translates_text_and_embeds_only_the_glyphs_it_uses():
+    from fontTools.ttLib import TTFont
+
+    assert tool.translate_svg(SVG, "en") == SVG
+    assert tool.translate_svg(SVG.replace("wavelength (positions)", "no key"), "zh_CN") == SVG.replace(
+        "wavelength (positions)", "no key")
+    out = tool.translate_svg(SVG, "zh_CN")
+    assert ">波长（位置数）</text>" in out and ">−0.5</text>" in out
+    assert f"font-family: 'DejaVu Sans', '{i18n.FONT_FAMILY}', sans-serif; text-anchor: middle" in out
+    data = re.search(r"url\(data:font/woff;base64,([^)]+)\)", out).group(1)
+    font = TTFont(io.BytesIO(base64.b64decode(data)))
+    assert {chr(c) for c in font.getBestCmap()} == set("波长（位置数）")
+    from xml.dom import minidom
+
+    minidom.parseString(out.encode("utf-8"))     # still well-formed XML
+
+
+# --- on the built site (the book build every run makes; no browser) ----------------------------------
+
+def test_built_sites_serve_the_catalog_and_the_chinese_font(built_book):
+    figures = built_book / "_static" / "rope_figures"
+    # the Chinese pages share the English loader.js, which reads the catalog beside itself
+    assert json.loads((figures / "messages.zh_CN.json").read_text(encoding="utf-8")) == CATALOG
+    zh_figures = built_book / "zh" / "_static" / "rope_figures"
+    assert (zh_figures / "cjk.css").is_file() and (zh_figures / f"{i18n.FONT.stem}.woff").is_file()
+    assert not (figures / "cjk.css").exists()
+    chapter = "notebooks/05_frequencies.html"
+    en, zh = (built_book / chapter).read_text(encoding="utf-8"), (built_book / "zh" / chapter).read_text(encoding="utf-8")
+    assert "cjk.css" not in en and "rope_figures/cjk.css" in zh
+    assert '<p class="rope-fig-noscript">交互式图：需要 JavaScript。</p>' in zh
+    assert '<p class="rope-fig-noscript">Interactive figure: it needs JavaScript.</p>' in en
+
+
+def test_built_chinese_glossary_has_the_term_table(built_book):
+    page = (built_book / "zh" / "book" / "glossary.html").read_text(encoding="utf-8")
+    assert 'id="terms-table"' in page and "<td lang=\"zh-CN\">旋转位置编码</td>" in page
+    assert "波长（wavelength）" in page
+    assert 'id="terms-table"' not in (built_book / "book" / "glossary.html").read_text(encoding="utf-8")
+
+
+def test_built_chinese_plots_translate_what_the_catalog_holds(built_book):
+    """A plot whose labels the catalog holds is translated and carries its font; any other plot of
+    the Chinese site is the English one, shared (not copied)."""
+    zh_images = built_book / "zh" / "_images"
+    for english in sorted((built_book / "_images").glob("*.svg")):
+        words = {html.unescape(w) for w in re.findall(r"<text\b[^>]*>([^<]+)</text>", english.read_text(encoding="utf-8"))}
+        translated = {w for w in words if i18n.translate(w, "zh_CN") != w}
+        twin = zh_images / english.name
+        if not translated:
+            assert not twin.exists(), f"{english.name}: nothing to translate, yet not shared"
+            continue
+        svg = twin.read_text(encoding="utf-8")
+        assert "data:font/woff;base64," in svg or not tool.cjk_characters(i18n.translate(w, "zh_CN") for w in translated)
+        for w in translated:
+            assert f">{html.escape(i18n.translate(w, 'zh_CN'), quote=False)}</text>" in svg
