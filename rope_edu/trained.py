@@ -687,11 +687,12 @@ def load_results(name: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "probe"}
-        Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time).
+    name : {"layout", "cache", "context", "context_2048", "probe"}
+        Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
+        ``"context_2048"`` is ``trained_context.py --tokens 2048``, every method inside the trained length.
     """
     import json
 
-    name = check_choice(name, ("layout", "cache", "context", "probe"), "name")
+    name = check_choice(name, ("layout", "cache", "context", "context_2048", "probe"), "name")
     path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
     return json.loads(path.read_text(encoding="utf-8"))

@@ -13,8 +13,12 @@ first ``--keep`` per-token log-likelihoods of each method (the slice the tests r
     .venv/bin/python scripts/trained_context.py                            # the cached run
     .venv/bin/python scripts/trained_context.py --tokens 512 --out /tmp/x.json   # a short check
 
-Dynamic NTK is left out: its frequencies depend on the sequence length, so a single pass over
-the whole text does not show what it does at each length.
+Dynamic NTK's frequencies depend on the sequence length (Hugging Face ``rope_type="dynamic"``
+takes ``seq_len`` = the largest position + 1 of the pass). Each position range ``[a, b)`` is
+therefore scored by a pass over the first ``b`` tokens with the frequencies for ``seq_len = b``,
+which is what transformers does for a prompt of ``b`` tokens; up to the trained length the rule
+leaves the frequencies alone, so those ranges reuse plain RoPE's pass when it ran in the same call.
+The JSON is rewritten after each method, so an interrupted run keeps the methods it finished.
 """
 
 from __future__ import annotations
@@ -37,18 +41,27 @@ METHODS = {
     "plain RoPE": ("default", {}),
     "Position Interpolation": ("linear", {}),
     "NTK-aware": ("ntk", {}),
+    "dynamic NTK": ("dynamic", {"original_max_position_embeddings": 8192}),
     "YaRN": ("yarn", {"original_max_position_embeddings": 8192}),
+    "Llama 3.1": ("llama3", {"original_max_position_embeddings": 8192, "low_freq_factor": 1.0,
+                             "high_freq_factor": 4.0}),
 }
 #: Position ranges the perplexity is reported in (tokens), as in the issue's table.
-RANGES = ((0, 2048), (2048, 4096), (4096, 8192), (8192, 12288), (12288, 16384))
+RANGES = ((0, 2048), (2048, 4096), (4096, 8192), (8192, 12288), (12288, 16384), (16384, 24576), (24576, 32768))
 
 
-def method_frequencies(name: str, head_dim: int, base: float, factor: float):
+def method_frequencies(name: str, head_dim: int, base: float, factor: float, seq_len: int | None = None):
+    """Frequencies and attention factor of ``name``; ``seq_len`` (the pass length) only for dynamic NTK."""
     from rope_edu.scaling import scaled_frequencies
 
     method, params = METHODS[name]
+    if (method == "dynamic") != (seq_len is not None):
+        raise ValueError(f"seq_len is {'required' if method == 'dynamic' else 'only used'} for dynamic NTK, "
+                         f"got seq_len={seq_len!r} for {name!r}")
     if method == "default":
         return scaled_frequencies("default", head_dim, base)
+    if method == "dynamic":
+        params = {**params, "seq_len": seq_len}
     return scaled_frequencies(method, head_dim, base, factor=factor, **params)
 
 
@@ -63,11 +76,11 @@ def text_tokens(n: int):
     return np.asarray(ids[:n], dtype=np.int64)
 
 
-def torch_model(config, tensors, name: str, factor: float):
+def torch_model(config, tensors, name: str, factor: float, seq_len: int | None = None):
     from rope_edu import trained
     from rope_edu.torch_rope import TorchLlama
 
-    inv_freq, scaling = method_frequencies(name, config.head_dim, config.base, factor)
+    inv_freq, scaling = method_frequencies(name, config.head_dim, config.base, factor, seq_len)
     return TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
 
 
@@ -106,18 +119,57 @@ def main(argv: list[str] | None = None) -> dict:
     config, tensors = trained.read_gguf()
     ids = text_tokens(args.tokens)
     runs = {}
+    n, trained_length = ids.shape[0], config.context_length
+    pred = np.arange(1, n)  # position of each predicted token
+    result = {}
     for name in args.methods:
         c, w = time.process_time(), time.perf_counter()
-        ll = log_likelihoods(torch_model(config, tensors, name, args.factor), ids)
-        pred = np.arange(1, ids.shape[0])  # position of each predicted token
+        passes = None
+        if METHODS[name][0] != "dynamic":
+            ll = log_likelihoods(torch_model(config, tensors, name, args.factor), ids)
+        else:
+            # one pass per range end b past the trained length, scoring [a, b) with seq_len = b
+            ll, passes = np.full(n - 1, np.nan), []
+            inside = pred < trained_length
+            if "plain RoPE" in runs and runs["plain RoPE"]["n_tokens"] == n:
+                ll[inside] = plain_ll[inside]
+            else:
+                length = min(n, trained_length)
+                ll[: length - 1] = log_likelihoods(torch_model(config, tensors, name, args.factor, length), ids[:length])
+                passes.append(length)
+            for a, b in RANGES:
+                if b <= trained_length or a >= n:
+                    continue
+                length = min(b, n)
+                sel = (pred >= a) & (pred < length)
+                ll[sel] = log_likelihoods(torch_model(config, tensors, name, args.factor, length), ids[:length])[sel[: length - 1]]
+                passes.append(length)
+            assert not np.isnan(ll).any()
+        if name == "plain RoPE":
+            plain_ll = ll
         ranges = {f"{a}-{b}": float(np.exp(-ll[(pred >= a) & (pred < b)].mean()))
                   for a, b in RANGES if a < ids.shape[0]}
         blocks = [float(ll[(pred >= a) & (pred < a + args.block)].mean()) for a in range(0, ids.shape[0], args.block)]
         runs[name] = {"method": METHODS[name][0], "perplexity_by_range": ranges, "mean_log_likelihood_by_block": blocks,
                       "log_likelihoods_head": ll[: args.keep].tolist(),
-                      "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w}
+                      "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w,
+                      "n_tokens": int(n)}
+        if passes is not None:
+            runs[name]["pass_lengths"] = passes
         print(f"{name:24s} " + "  ".join(f"{k}: {v:7.2f}" for k, v in ranges.items())
               + f"  ({runs[name]['cpu_seconds']:.0f} CPU-s)", flush=True)
+        result = write(args, argv, wall, cpu, config, ids, runs)
+    print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
+    return result
+
+
+def write(args, argv, wall, cpu, config, ids, runs) -> dict:
+    """Write what has run so far (rewritten after each method)."""
+    import numpy as np
+    import torch
+
+    from rope_edu import trained
+
     result = {
         "command": "python scripts/trained_context.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "seconds_total": time.perf_counter() - wall,
@@ -134,7 +186,6 @@ def main(argv: list[str] | None = None) -> dict:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 
 

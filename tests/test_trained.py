@@ -42,6 +42,8 @@ LOGIT_ATOL = 2e-3
 CACHE = ROOT / "rope_edu" / "data" / "trained_layout.json"
 CACHE_RUNS = ROOT / "rope_edu" / "data" / "trained_cache.json"
 CONTEXT_RUNS = ROOT / "rope_edu" / "data" / "trained_context.json"
+#: the same script at 2,048 tokens: every method's cost inside the trained length
+CONTEXT_RUNS_2048 = ROOT / "rope_edu" / "data" / "trained_context_2048.json"
 
 
 @pytest.fixture(scope="module")
@@ -277,8 +279,23 @@ def test_scaled_rope_matches_transformers(gguf_file, reference, ids, name):
     assert np.max(np.abs(plain - ref)) > 0.1  # the scaling did change the model
 
 
-def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference):
-    cached = json.loads(CONTEXT_RUNS.read_text(encoding="utf-8"))
+def test_dynamic_ntk_in_the_context_script_follows_the_pass_length():
+    from rope_edu.scaling import scaled_frequencies
+
+    plain, _ = context_script.method_frequencies("plain RoPE", 64, 1e5, 2.0)
+    at_trained, _ = context_script.method_frequencies("dynamic NTK", 64, 1e5, 2.0, 8192)
+    np.testing.assert_array_equal(at_trained, plain)  # no change up to the trained length
+    at_twice, _ = context_script.method_frequencies("dynamic NTK", 64, 1e5, 2.0, 16384)
+    np.testing.assert_allclose(at_twice, scaled_frequencies("ntk", 64, 1e5, factor=3.0)[0], rtol=1e-12)  # 2·2 − 1
+    with pytest.raises(ValueError, match="seq_len is required for dynamic NTK"):
+        context_script.method_frequencies("dynamic NTK", 64, 1e5, 2.0)
+    with pytest.raises(ValueError, match="seq_len is only used for dynamic NTK"):
+        context_script.method_frequencies("YaRN", 64, 1e5, 2.0, 100)
+
+
+@pytest.mark.parametrize("path", [CONTEXT_RUNS, CONTEXT_RUNS_2048], ids=lambda p: p.stem)
+def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference, path):
+    cached = json.loads(path.read_text(encoding="utf-8"))
     assert cached["command"].startswith("python scripts/trained_context.py")
     assert cached["original_max_position_embeddings"] == 8192 and cached["factor"] == 2.0
     n = cached["text"]["n_tokens"]
@@ -286,14 +303,24 @@ def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, refe
     assert head.tolist() == context_script.text_tokens(48).tolist()
     for name, run in cached["runs"].items():
         assert run["cpu_seconds"] > 0 and run["method"] == context_script.METHODS[name][0]
-        ll = context_script.log_likelihoods(context_script.torch_model(*gguf_file, name, cached["factor"]), head)
+        seq_len = head.size if run["method"] == "dynamic" else None  # a 48-token prompt: plain RoPE's frequencies
+        ll = context_script.log_likelihoods(context_script.torch_model(*gguf_file, name, cached["factor"], seq_len), head)
         np.testing.assert_allclose(run["log_likelihoods_head"][:47], ll, atol=1e-3)
         assert list(run["perplexity_by_range"]) == [f"{a}-{b}" for a, b in context_script.RANGES if a < n]
         assert len(run["mean_log_likelihood_by_block"]) == -(-n // cached["block"])
+    if "dynamic NTK" in cached["runs"] and "plain RoPE" in cached["runs"]:
+        dyn, plain = cached["runs"]["dynamic NTK"], cached["runs"]["plain RoPE"]
+        inside = [f"{a}-{b}" for a, b in context_script.RANGES if b <= 8192 and a < n]
+        # up to the trained length dynamic NTK is plain RoPE; past it, one pass per range end
+        assert [dyn["perplexity_by_range"][r] for r in inside] == [plain["perplexity_by_range"][r] for r in inside]
+        assert dyn["pass_lengths"] == [min(b, n) for a, b in context_script.RANGES if b > 8192 and a < n]
     ppl = {name: run["perplexity_by_range"]["0-2048"] for name, run in cached["runs"].items()}
     # inside the trained length, interpolating every pair by 2 costs the most (no fine-tuning here)
-    assert ppl["Position Interpolation"] > 2 * ppl["plain RoPE"]
-    assert ppl["YaRN"] < 1.1 * ppl["plain RoPE"] and ppl["NTK-aware"] < 1.1 * ppl["plain RoPE"]
+    assert ppl.get("Position Interpolation", np.inf) > 2 * ppl["plain RoPE"]
+    assert all(ppl[name] < 1.1 * ppl["plain RoPE"] for name in ("YaRN", "NTK-aware", "Llama 3.1") if name in ppl)
+    if n >= 16384:  # past the trained length plain RoPE breaks and YaRN does not
+        far = {name: run["perplexity_by_range"]["12288-16384"] for name, run in cached["runs"].items()}
+        assert far["plain RoPE"] > 3 * far["YaRN"]
 
 
 # --- missing pieces and bad input ---------------------------------------------------------------
