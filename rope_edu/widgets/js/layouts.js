@@ -27,7 +27,7 @@ function draw(fig) {
   // a plot's title: one line over it, or (narrow) wrapped onto lines ending just over it
   const titled = (box, title) => {
     if (!L.titleChars) return title;
-    const lines = wrapWords(title, L.titleChars);
+    const lines = wrapWords(tr(title), L.titleChars);  // translated first: a wrapped line matches no key
     lines.forEach((s, i) => text(svg, box.x + box.w / 2, box.y - 8 - 15 * (lines.length - 1 - i), s, { class: "plot-title", "text-anchor": "middle" }));
     return undefined;
   };
