@@ -114,7 +114,7 @@ def _page_reports(built_book, site_url, browser):
 def _surfaces(built_book, site_url, browser):
     import test_surfaces
 
-    pages = test_surfaces._pages(built_book)
+    pages = test_surfaces.browser_pages(built_book)
     return test_surfaces.survey(browser, site_url, pages, axe=test_surfaces.AXE_JS.exists())
 
 

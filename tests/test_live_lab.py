@@ -160,7 +160,8 @@ def test_lab_renders_the_chapters_myst(jupyter, browser):
             page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.scrollToItem(i, 'center')", index)
             page.wait_for_function(
                 "(i) => { const n = window.jupyterapp.shell.currentWidget.content.widgets[i].node;"
-                " return n.querySelector('.myst') !== null; }",
+                " const m = n.querySelector('.myst');"
+                " return m !== null && m.parentElement.innerText.trim().length > 0; }",
                 arg=index, timeout=30_000)
             shown = page.evaluate(
                 "(i) => { const n = window.jupyterapp.shell.currentWidget.content.widgets[i].node"

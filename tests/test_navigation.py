@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_surfaces import _pages
+from test_surfaces import browser_pages
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
 
@@ -60,7 +60,8 @@ _SIDEBAR_JS = """() => {
 
 
 def _every_page(built_book) -> list[str]:
-    return _pages(built_book) + ["search.html", "genindex.html"]
+    """Every English page and the Chinese ones of test_surfaces.ZH_SAMPLE."""
+    return browser_pages(built_book) + ["search.html", "genindex.html"]
 
 
 #: One page of each kind the theme lays out (landing page, chapter, chapter page, reference page

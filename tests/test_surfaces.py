@@ -56,6 +56,30 @@ def _pages(html_root: Path) -> list[str]:
     return pages
 
 
+#: The Chinese pages the browser surveys open (this one, test_book.py's page reports and
+#: test_navigation.py): one of each kind (landing page, translated glossary, bibliography, a chapter
+#: with figures, a chapter with pages, a chapter of tables, the trained-model chapter). The Chinese
+#: site is the English site's pages with the text translated: the same templates, figures,
+#: stylesheets and scripts, each checked on every English page; what only the Chinese pages can
+#: get wrong (their names, fonts, translated labels, search) shows on any of them, as the search
+#: button's name did on all of them. Every Chinese page is still checked without a browser
+#: (tests/test_editions.py: its twin, its links, its local references). Opening all of them
+#: doubled the surveys, the longest part of the suite.
+ZH_SAMPLE = ("zh/book/intro.html", "zh/book/glossary.html", "zh/book/bibliography.html",
+             "zh/notebooks/03_rope_2d.html", "zh/notebooks/05_frequencies.html",
+             "zh/notebooks/10_models_2_families.html", "zh/notebooks/16_trained_model.html")
+
+
+def browser_pages(html_root: Path) -> list[str]:
+    """The pages the browser surveys open: every English page and the Chinese ones of ZH_SAMPLE."""
+    pages = [p for p in _pages(html_root) if not p.startswith("zh/")]
+    if (html_root / "zh").is_dir():
+        missing = [p for p in ZH_SAMPLE if not (html_root / p).exists()]
+        assert not missing, f"Chinese pages of the sample not built: {missing}"
+        pages += list(ZH_SAMPLE)
+    return pages
+
+
 # Measured in the page after math and figures are ready: one JSON object per page and viewport.
 _MEASURE_JS = r"""() => {
   const vw = document.documentElement.clientWidth;
