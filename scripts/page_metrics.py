@@ -25,10 +25,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Measured in the page; ``H`` is the viewport's height.
+#: Measured in the page; its argument is a screen's height in CSS pixels (800 at 1280x800).
 MEASURE_JS = r"""
-() => {
-  const H = window.innerHeight;
+(screen) => {
+  const H = screen || window.innerHeight;
   // a folded dropdown (sphinx-togglebutton's .toggle-hidden) clips its content without hiding it
   const vis = e => e.checkVisibility() && !e.closest('.toggle-hidden');
   const top = e => e.getBoundingClientRect().top + window.scrollY;
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             for stem in pages:
                 page.goto(f"{url}/notebooks/{stem}.html", wait_until="load")
                 page.wait_for_timeout(1500)  # MathJax and the figures settle
-                m = page.evaluate(MEASURE_JS)
+                m = page.evaluate(MEASURE_JS, height)
                 first = "-" if m["first_figure"] is None else f"{m['first_figure']:.2f}"
                 print(f"{stem:34s} {first:>9s} {m['screens']:7.1f} {m['verdicts']:8d} {m['show_code_bars']:9d} "
                       f"{m['check_folds']:5d}")

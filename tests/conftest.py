@@ -105,21 +105,31 @@ def book_build() -> subprocess.CompletedProcess:
         return result
 
 
-def _page_reports(built_book, site_url, browser):
-    import test_book
+def _page_survey(half: int):
+    """Half the pages the browser surveys open (every other one), each visited once."""
+    def run(built_book, site_url, browser):
+        import test_surfaces
 
-    return test_book._page_reports(built_book, site_url, browser)
-
-
-def _surfaces(built_book, site_url, browser):
-    import test_surfaces
-
-    pages = test_surfaces.browser_pages(built_book)
-    return test_surfaces.survey(browser, site_url, pages, axe=test_surfaces.AXE_JS.exists())
+        pages = test_surfaces.browser_pages(built_book)[half::2]
+        return test_surfaces.survey(browser, site_url, pages, axe=test_surfaces.AXE_JS.exists())
+    return run
 
 
-#: The surveys of every page that several tests share: each is computed once per test run.
-SURVEYS = {"page_reports": _page_reports, "surfaces": _surfaces}
+#: The surveys of every page that several tests share: each is computed once per test run. The
+#: pages are split in two halves so that two workers survey side by side.
+SURVEYS = {"pages_even": _page_survey(0), "pages_odd": _page_survey(1)}
+
+
+@pytest.fixture(scope="session")
+def page_survey(built_book, site_url, browser) -> dict:
+    """Every page the browser surveys open (test_surfaces.browser_pages), visited once per test
+    run: ``{"surfaces": {(view, page): ...}, "reports": {page: ...}}`` (test_surfaces.survey)."""
+    merged: dict = {"surfaces": {}, "reports": {}}
+    for name in SURVEYS:
+        part = shared_survey(name, built_book, site_url, browser)
+        for key in merged:
+            merged[key].update(part[key])
+    return merged
 
 
 def _record(name: str) -> Path:
@@ -194,7 +204,7 @@ def site_url(built_book):
 
 
 #: Fixtures that need the built book (the first test that asks builds it: minutes in a fresh clone).
-BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_reports", "surfaces"})
+BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_survey", "page_reports", "surfaces"})
 
 
 def pytest_collection_modifyitems(config, items):

@@ -12,8 +12,7 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
-from conftest import ROOT, notebook_paths, shared_survey
-from test_surfaces import browser_pages
+from conftest import ROOT, notebook_paths
 
 pytestmark = pytest.mark.book
 
@@ -94,102 +93,30 @@ def test_no_external_assets_in_html(built_book):
 # --- in a real browser ----------------------------------------------------------------------
 
 
-def _inspect_page(page, url: str, report: dict, exercise: bool = True) -> None:
-    """Load ``url`` and record its maths and figures into ``report``; with ``exercise``, drive
-    every figure as a reader would (the Chinese pages' figures are the same bundles as the English
-    pages': there they must mount without error, which is checked, and are driven on the English
-    page)."""
-    page.goto(url, wait_until="load", timeout=60_000)
-    report["math"] = page.locator(".math").count()
-    if report["math"]:
-        try:
-            page.wait_for_selector("mjx-container", timeout=20_000)
-        except Exception:
-            pass
-        page.wait_for_timeout(300)
-        report["mjx"] = page.locator("mjx-container").count()
-        report["raw_tex"] = page.evaluate(
-            "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')"
-            " && e.tagName !== 'MJX-CONTAINER').length"
-        )
-    if page.locator(".rope-fig-static").count():
-        # every figure mounted by the site's loader, then driven as a reader would
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('.rope-fig-static')].every("
-            "f => f.dataset.state || f.classList.contains('rope-fig-error'))",
-            timeout=30_000,
-        )
-        report["placeholders"] = page.locator(".rope-fig-static").count()
-        if not exercise:
-            broken = page.locator(".rope-fig-static.rope-fig-error").count()
-            if broken:
-                report["console"].append(f"{broken} figure(s) failed to mount")
-            return
-        hosts = page.locator(figure_driver.FIGURE_SELECTOR)
-        report["figures"] = [figure_driver.exercise(page, hosts.nth(i), seed=i) for i in range(hosts.count())]
-        report["duplicate_ids"] = page.evaluate(
-            "() => { const ids = [...document.querySelectorAll('.rope-fig [id]')].map(e => e.id);"
-            " return ids.filter((id, i) => ids.indexOf(id) !== i); }"
-        )
-
-
 @pytest.fixture(scope="session")
-def page_reports(built_book, site_url, browser):
-    """Open every page in headless Chromium; record console errors, failed and foreign requests.
-
-    Computed once per test run (conftest.shared_survey): every page is opened once, not once per
-    xdist worker."""
-    return shared_survey("page_reports", built_book, site_url, browser)
-
-
-def _page_reports(built_book, site_url, browser) -> dict:
-    host = urlparse(site_url).netloc
-    reports = {}
-    context = browser.new_context()
-    for name in browser_pages(built_book):  # every English page, a sample of the Chinese ones
-        report = {"console": [], "failed": [], "foreign": [], "math": 0, "mjx": 0, "figures": [], "placeholders": 0}
-        page = context.new_page()
-
-        def route(r, request, report=report):
-            if urlparse(request.url).netloc not in (host, ""):
-                report["foreign"].append(request.url)
-                return r.abort()
-            return r.continue_()
-
-        page.route("**/*", route)
-        page.on("console", lambda m, report=report: m.type == "error" and report["console"].append(m.text))
-        page.on("pageerror", lambda e, report=report: report["console"].append(str(e)))
-        page.on("requestfailed", lambda r, report=report: report["failed"].append(f"{r.url} {r.failure}"))
-        page.on("response", lambda r, report=report: r.status >= 400 and report["failed"].append(f"{r.url} {r.status}"))
-        try:
-            _inspect_page(page, f"{site_url}/{name}", report, exercise=not name.startswith("zh/"))
-        except Exception as exc:  # recorded, so one bad page does not hide the others
-            report["console"].append(f"page could not be inspected: {exc}")
-        page.close()
-        reports[name] = report
-    context.close()
-    return reports
+def page_reports(page_survey):
+    """Every page opened in headless Chromium (every English page, a sample of the Chinese ones):
+    console errors, failed and foreign requests, maths, and every figure driven as a reader would.
+    Recorded by the one visit per page that test_surfaces.py's measures share
+    (conftest.page_survey, test_surfaces.survey)."""
+    return page_survey["reports"]
 
 
-@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_pages_have_no_console_errors(page_reports):
     bad = {p: r["console"] for p, r in page_reports.items() if r["console"]}
     assert not bad, bad
 
 
-@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_pages_have_no_failed_requests(page_reports):
     bad = {p: r["failed"] for p, r in page_reports.items() if r["failed"]}
     assert not bad, bad
 
 
-@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_pages_request_no_other_host(page_reports):
     bad = {p: r["foreign"] for p, r in page_reports.items() if r["foreign"]}
     assert not bad, bad
 
 
-@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_math_is_typeset(page_reports):
     with_math = {p: r for p, r in page_reports.items() if r["math"]}
     assert with_math, "no page has math"
@@ -197,7 +124,6 @@ def test_math_is_typeset(page_reports):
     assert not bad, f"pages with untypeset math (math elements, mjx-containers, raw): {bad}"
 
 
-@pytest.mark.xdist_group("page_reports")  # one worker opens every page once
 def test_every_figure_works_in_the_static_book(page_reports):
     """Every chapter that shows figures has them on its page, mounted with no kernel; every control
     changes its figure when moved by keyboard; random states print the same numbers as Python."""

@@ -20,6 +20,7 @@ axe-core comes from npm: `bash scripts/install_test_tools.sh` puts it in ~/.cach
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from pathlib import Path
@@ -28,7 +29,11 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
-from conftest import notebook_paths, shared_survey
+from conftest import ROOT, notebook_paths
+
+_spec = importlib.util.spec_from_file_location("page_metrics", ROOT / "scripts" / "page_metrics.py")
+page_metrics = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(page_metrics)
 
 # one worker opens every page once (make test: pytest -n 2 --dist loadgroup)
 pytestmark = [pytest.mark.book, pytest.mark.browser, pytest.mark.xdist_group("surfaces")]
@@ -37,6 +42,12 @@ VIEWPORTS = {"phone": 390, "laptop": 1280}
 MIN_FIGURE_TEXT_PX = 10.0
 MAX_KEYS_TO_FIGURE = 8          # Tab / Enter presses from the top of a page into its first figure
 MIN_FOCUS_CONTRAST = 3.0        # WCAG 2.2 focus appearance: the indicator against the page
+# How an English chapter page reads at 1280x800 (issue 29), measured with the page's folds closed:
+READING_SCREEN = 800            # px: one screen of a 1280x800 laptop
+FIRST_FIGURE_BY = 1.5           # screens: where the page's first figure (or plot) starts at the latest
+MAX_SCREENS = 20.0              # a page a reader finishes in a sitting
+MAX_VERDICTS = 3                # verdict blocks shown in the flow (the others are one click away)
+MAX_CODE_BARS = 5               # "show code" bars shown in the flow
 FIRST_VISIT_LIMIT = 1_500_000   # bytes loaded by a first visit to a chapter page
 SECOND_VISIT_LIMIT = 400_000    # bytes a second chapter page adds to what the first one loaded
 NODE_TOOLS = Path(os.environ.get("ROPE_EDU_NODE_TOOLS", Path.home() / ".cache/rope-edu/node-tools"))
@@ -254,17 +265,55 @@ def _keys_to_first_figure(page) -> int | None:
 PHONE_AXE_RULES = ["scrollable-region-focusable"]
 
 
+def _inspect_figures(page, report: dict, *, exercise: bool) -> None:
+    """Record the page's maths and figures into ``report``; with ``exercise``, drive every figure
+    as a reader would (the Chinese pages' figures are the same bundles as the English pages':
+    there they must mount without error, which is checked, and are driven on the English page)."""
+    report["math"] = page.locator(".math").count()
+    if report["math"]:
+        report["mjx"] = page.locator("mjx-container").count()
+        report["raw_tex"] = page.evaluate(
+            "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')"
+            " && e.tagName !== 'MJX-CONTAINER').length"
+        )
+    report["placeholders"] = page.locator(".rope-fig-static").count()
+    if not report["placeholders"]:
+        return
+    if not exercise:
+        broken = page.locator(".rope-fig-static.rope-fig-error").count()
+        if broken:
+            report["console"].append(f"{broken} figure(s) failed to mount")
+        return
+    hosts = page.locator(figure_driver.FIGURE_SELECTOR)
+    report["figures"] = [figure_driver.exercise(page, hosts.nth(i), seed=i) for i in range(hosts.count())]
+    report["duplicate_ids"] = page.evaluate(
+        "() => { const ids = [...document.querySelectorAll('.rope-fig [id]')].map(e => e.id);"
+        " return ids.filter((id, i) => ids.indexOf(id) !== i); }"
+    )
+
+
 def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dict:
-    """Open every page and record what the tests below check, first at 1280 px in a fresh browser
-    context (so the bytes it loads are a first visit's), then, on the same page, at 390 px (the
-    page lays itself out again: CSS media queries and the figures' resize observers)."""
+    """Open every page once and record what the tests here and test_book.py's page reports check.
+
+    Each page opens at 1280 px in a fresh browser context (so the bytes it loads are a first
+    visit's): its surfaces are measured, and on an English chapter page how it reads (first
+    figure, length, verdicts, show-code bars: ``scripts/page_metrics.py``). On the same page at
+    390 px the page lays itself out again (CSS media queries and the figures' resize observers)
+    and is measured again. Back at 1280 px every figure is driven as a reader would
+    (``figure_driver.exercise``). Console errors and failed requests are recorded throughout.
+
+    Returns ``{"surfaces": {(view, page): measures}, "reports": {page: page report}}``.
+    """
     host = urlparse(site_url).netloc
+    surfaces: dict = {}
     reports: dict = {}
     for name in pages:
         context = browser.new_context(viewport={"width": VIEWPORTS["laptop"], "height": 900})
         page = context.new_page()
         loaded: dict[str, int] = {}
         foreign: list[str] = []
+        report = {"console": [], "failed": [], "foreign": foreign, "math": 0, "mjx": 0, "figures": [],
+                  "placeholders": 0}
 
         def route(r, request, foreign=foreign):
             if urlparse(request.url).netloc not in (host, ""):
@@ -272,22 +321,32 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
                 return r.abort()
             return r.continue_()
 
-        def on_response(response, loaded=loaded):
+        def on_response(response, loaded=loaded, report=report):
+            if response.status >= 400:
+                report["failed"].append(f"{response.url} {response.status}")
             size = response.headers.get("content-length")
             if size is not None and not response.url.startswith("data:"):
-                loaded[response.url.split("?")[0]] = int(size)
+                # by path: the two halves of the survey run on two workers, each with its own server
+                loaded[urlparse(response.url).path] = int(size)
 
         page.route("**/*", route)
         page.on("response", on_response)
+        page.on("console", lambda m, report=report: m.type == "error" and report["console"].append(m.text))
+        page.on("pageerror", lambda e, report=report: report["console"].append(str(e)))
+        page.on("requestfailed", lambda r, report=report: report["failed"].append(f"{r.url} {r.failure}"))
+        reports[name] = report
         try:
             page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
             _ready(page)
         except Exception as exc:  # recorded, so that one page does not hide the others
-            reports[("laptop", name)] = {"load_error": f"{type(exc).__name__}: {str(exc)[:300]}", "bytes": {}}
+            surfaces[("laptop", name)] = {"load_error": f"{type(exc).__name__}: {str(exc)[:300]}", "bytes": {}}
+            report["console"].append(f"page could not be inspected: {exc}")
             context.close()
             continue
         laptop = page.evaluate(_MEASURE_JS)
         laptop["bytes"] = dict(loaded)
+        if re.fullmatch(r"notebooks/[^/]+\.html", name):  # how an English chapter page reads (issue 29)
+            laptop["reading"] = page.evaluate(page_metrics.MEASURE_JS, READING_SCREEN)
         if axe:  # first, at the top of the page: later scrolling puts the sticky header over text
             page.add_script_tag(path=str(AXE_JS))
             laptop["axe"] = page.evaluate(_AXE_JS, None)
@@ -301,20 +360,51 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         if axe:
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
         laptop["foreign"] = list(foreign)
-        reports[("laptop", name)] = laptop
-        reports[("phone", name)] = phone
+        surfaces[("laptop", name)] = laptop
+        surfaces[("phone", name)] = phone
+        try:
+            if report_figures := page.locator(".rope-fig-static").count():
+                page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900})
+                page.wait_for_timeout(400)
+            _inspect_figures(page, report, exercise=not name.startswith("zh/"))
+        except Exception as exc:
+            report["console"].append(f"figures could not be driven ({report_figures}): {exc}")
         context.close()
-    return reports
+    return {"surfaces": surfaces, "reports": reports}
 
 
 @pytest.fixture(scope="session")
-def surfaces(built_book, site_url, browser):
-    """One survey of every page per test run (conftest.shared_survey), whichever worker asks first."""
-    return shared_survey("surfaces", built_book, site_url, browser)
+def surfaces(page_survey):
+    """What every page measured at 1280 px and 390 px (conftest.page_survey: one visit per page)."""
+    return page_survey["surfaces"]
 
 
 def test_every_page_opens_with_math_and_figures_ready(surfaces):
     bad = _collect(surfaces, "load_error")
+    assert not bad, bad
+
+
+def test_chapter_pages_read_as_a_book(surfaces):
+    """At 1280x800 every chapter page opens with its picture within 1.5 screens, is at most 20
+    screens long, shows at most 3 verdict blocks and 5 show-code bars, and has no display
+    equation, table or code block wider than its column (scripts/page_metrics.py prints these)."""
+    reading = {name: r["reading"] for (view, name), r in surfaces.items() if "reading" in r}
+    chapters = [f"notebooks/{nb.stem}.html" for nb in notebook_paths()]
+    assert sorted(reading) == sorted(chapters), "not every chapter page was measured"
+    bad = {}
+    for name, m in reading.items():
+        problems = []
+        if m["first_figure"] is None or m["first_figure"] > FIRST_FIGURE_BY:
+            problems.append(f"first figure at {m['first_figure']} screens (by {FIRST_FIGURE_BY})")
+        if m["screens"] > MAX_SCREENS:
+            problems.append(f"{m['screens']} screens long (at most {MAX_SCREENS})")
+        if m["verdicts"] > MAX_VERDICTS:
+            problems.append(f"{m['verdicts']} verdict blocks shown (at most {MAX_VERDICTS})")
+        if m["show_code_bars"] > MAX_CODE_BARS:
+            problems.append(f"{m['show_code_bars']} show-code bars (at most {MAX_CODE_BARS})")
+        problems += [f"wider than its column: {w}" for w in m["wide"]]
+        if problems:
+            bad[name] = problems
     assert not bad, bad
 
 
