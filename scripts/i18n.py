@@ -52,6 +52,8 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         "locale_dirs": [str((root / LOCALES).resolve())],
         "gettext_allow_fuzzy_translations": False,
         "html_search_language": "zh",
+        # the Chinese reader notebooks, opened by the Chinese pages' Colab and Binder buttons
+        "reader_notebooks_edition": f"{SUBDIR}/",
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
     # the English build's executed outputs: the same cache, nothing executed again
@@ -386,16 +388,21 @@ _URL = re.compile(r'((?:href|src)=")([^"#?:]+)')
 
 def _share(en: Path, zh: Path) -> int:
     """Delete from the Chinese site every file under _static/ and _images/ that the English site
-    has byte for byte, and point the Chinese pages at the English copy; returns bytes saved."""
+    has byte for byte, and point the Chinese pages at the English copy; returns bytes saved. The
+    package's wheel and Binder's environment (wheels/, binder/) are the English site's too: the
+    Chinese reader notebooks install that wheel, and Binder reads the branch's root."""
     shared: set[Path] = set()
     saved = 0
-    for folder in ("_static", "_images"):
+    for folder in ("_static", "_images", "wheels", "binder"):
         for path in sorted((zh / folder).rglob("*")):
             twin = en / path.relative_to(zh)
             if path.is_file() and twin.is_file() and filecmp.cmp(path, twin, shallow=False):
                 shared.add(path.relative_to(zh))
                 saved += path.stat().st_size
                 path.unlink()
+        for path in sorted((zh / folder).rglob("*"), reverse=True) + [zh / folder]:
+            if path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
     for page in zh.rglob("*.html"):
         here = page.parent
         text = page.read_text(encoding="utf-8")
@@ -499,7 +506,10 @@ def translate_plots(root: Path, site: Path) -> int:
 def build(root: Path, *, every_page: bool = False) -> int:
     out = root / "_build" / "zh"
     if every_page:
-        shutil.rmtree(out / "_build", ignore_errors=True)
+        # every page again; the pictures of the Chinese figures (keyed on what they show) are kept
+        for stale in (out / "_build").glob("*"):
+            if stale.name != ".reader_figures":
+                shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
     if not (root / LOCALES / LANG).is_dir():
         print("Chinese edition: no catalogs (python scripts/i18n.py update)")
         return 0
@@ -517,6 +527,12 @@ def build(root: Path, *, every_page: bool = False) -> int:
         for picture in pictures.iterdir():
             if not (cache / picture.name).exists():
                 shutil.copyfile(picture, cache / picture.name)
+    # the package's wheel: the English build's (the Chinese notebooks install the one published
+    # with the English site; the same file is then shared, not published twice)
+    wheels = root / "_build" / ".reader_wheels"
+    if wheels.is_dir():
+        shutil.rmtree(out / "_build" / wheels.name, ignore_errors=True)
+        shutil.copytree(wheels, out / "_build" / wheels.name)
     status = _jupyter_book(root, config(root), out, "-W", "-n", "--keep-going")
     if status:
         return status
