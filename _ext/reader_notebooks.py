@@ -307,7 +307,7 @@ class Words:
         return f"Solution to Exercise {number}".strip()
 
     def admonition(self, name: str) -> str:
-        return self.names.get(name, name.title())
+        return self.names.get(name.title(), name.title())
 
     @property
     def setup_title(self) -> str:
