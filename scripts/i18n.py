@@ -54,6 +54,9 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         "html_search_language": "zh",
         # the Chinese reader notebooks, opened by the Chinese pages' Colab and Binder buttons
         "reader_notebooks_edition": f"{SUBDIR}/",
+        # jieba splits the text into words for the search index; it knows the book's terms
+        # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs
+        "html_search_options": {"dict": str((root / SEARCH_DICT).resolve())},
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
     # the English build's executed outputs: the same cache, nothing executed again
@@ -74,6 +77,21 @@ def _jupyter_book(root: Path, cfg: dict, out: Path, *extra: str) -> int:
            "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([str(jb), "build", "--path-output", str(out), "--config", str(path), *extra, str(root)],
                           cwd=root, env=env).returncode
+
+
+#: jieba's user dictionary for the Chinese search index: the term table's Chinese terms
+#: (written by ``build`` from locales/zh_CN/terms.csv).
+SEARCH_DICT = Path("_build") / SUBDIR / "search_terms.txt"
+
+
+def write_search_dict(root: Path) -> int:
+    """jieba's dictionary of the term table's Chinese terms (those written without spaces: jieba
+    reads a line as "word [frequency] [tag]"); returns how many."""
+    words = sorted({zh for _, zh, _ in load_terms(root) if re.fullmatch(r"[\u4e00-\u9fff\w-]+", zh)})
+    path = root / SEARCH_DICT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
+    return len(words)
 
 
 # --- catalogs ------------------------------------------------------------------------------------
@@ -533,6 +551,7 @@ def build(root: Path, *, every_page: bool = False) -> int:
     if wheels.is_dir():
         shutil.rmtree(out / "_build" / wheels.name, ignore_errors=True)
         shutil.copytree(wheels, out / "_build" / wheels.name)
+    write_search_dict(root)
     status = _jupyter_book(root, config(root), out, "-W", "-n", "--keep-going")
     if status:
         return status

@@ -150,6 +150,7 @@ def test_chinese_labels_of_the_reader_notebooks():
     words = reader_notebooks.Words("zh_CN", {"Theorem": "定理", "Exercise": "练习", "Solution to": "解答"})
     assert words.head("Theorem", "4.1", "平面旋转") == "**定理 4.1**（平面旋转）。"
     assert words.end("证明") == "证明。" and words.end("Proof") == "Proof."   # untranslated: English
+    assert reader_notebooks.Words("zh_CN", {"Note": "注意"}).admonition("note") == "注意"
     assert words.solution("1.2") == "练习 1.2 的解答"
     english = reader_notebooks.ENGLISH
     assert english.head("Theorem", "4.1", "Plane rotations") == "**Theorem 4.1** (Plane rotations)."
@@ -239,3 +240,26 @@ def test_chinese_sidebar_captions(built_book):
             soup = BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
             got = [s.get_text(strip=True) for s in soup.select(".bd-sidebar-primary .caption-text")]
             assert got == want, (site, rel, got)
+
+
+@pytest.mark.book
+def test_chinese_search_finds_the_terms(built_book):
+    """The Chinese site's search index (Sphinx's Chinese search: jieba, with the term table as its
+    dictionary) holds 位置编码, 旋转 and 外推 as words (searchtools.js looks a query word up as it is
+    typed), each for every Chinese page whose text uses it. Without the dictionary jieba cut 外推
+    into 外 and 推, and 位置编码 into 位置 and 编码: a search for either found nothing."""
+    text = (built_book / "zh" / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    docs = index["docnames"]
+    bodies = {}
+    for doc in docs:
+        soup = BeautifulSoup((built_book / "zh" / f"{doc}.html").read_text(encoding="utf-8"), "html.parser")
+        main = soup.select_one("main") or soup
+        bodies[doc] = main.get_text(" ")
+    for term in ("位置编码", "旋转", "外推"):
+        found = set()
+        for table in ("terms", "titleterms"):
+            hits = index[table].get(term, [])
+            found.update(docs[i] for i in ([hits] if isinstance(hits, int) else hits))
+        using = {doc for doc, body in bodies.items() if term in body}
+        assert found and using <= found, (term, sorted(using - found))
