@@ -79,6 +79,31 @@ def _with_terms(body: str, path: Path) -> str:
     return body[:end] + table + body[end:] if end >= 0 else body + table
 
 
+def _translate_captions(app: Sphinx, doctree) -> None:
+    """The table of contents' part captions ("Getting started", "Chapters", ...) in this
+    edition's language. Jupyter Book (sphinx-external-toc) puts the toctrees, with the captions
+    from ``_toc.yml``, into the page after Sphinx's i18n has translated it, so their captions are
+    translated here, from the same catalog (the page's), as Sphinx's own i18n would."""
+    if _edition(app) == "en":
+        return
+    from sphinx import addnodes
+    from sphinx.locale import init as init_locale
+    from sphinx.util.i18n import docname_to_domain
+
+    toctrees = [t for t in doctree.findall(addnodes.toctree) if t.get("caption")]
+    if not toctrees:
+        return
+    domain = docname_to_domain(app.env.docname, app.config.gettext_compact)
+    folders = [str(Path(app.srcdir) / folder) for folder in app.config.locale_dirs]
+    catalog, found = init_locale(folders, app.config.language, domain)
+    if not found:
+        return
+    for toctree in toctrees:
+        toctree["caption"] = catalog.gettext(toctree["caption"])
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", _page_context)
+    # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
+    app.connect("doctree-read", _translate_captions, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

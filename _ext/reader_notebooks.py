@@ -71,6 +71,7 @@ class Resolver:
     def __init__(self, app: Sphinx) -> None:
         self.env = app.env
         self.site = (app.config.html_baseurl or "").rstrip("/") + "/"
+        self.words = edition_words(app)   # "Theorem 4.1" in the edition's language
         self.std = self.env.get_domain("std")
         self.math = self.env.get_domain("math")
         self.citations = {}
@@ -126,7 +127,7 @@ class Resolver:
         text, label = _split(body)
         match = self.env.proof_list[label]
         number = "" if match["nonumber"] else self.number(match["docname"], match["countertype"], label)
-        title = text or f"{match['realtype'].title()} {number}".strip()
+        title = text or f"{self.words.name(match['realtype'].title())} {number}".strip()
         return f"[{title}]({self.url(match['docname'], label)})"
 
     def equation(self, label: str) -> str:
@@ -201,8 +202,10 @@ def _tag_equations(text: str, r: Resolver) -> str:
     return re.sub(r"\$\$(?P<body>(?:(?!\$\$).)+?)\$\$\s*\((?P<label>[^)\s]+)\)", tag, text, flags=re.S)
 
 
-def lower_directives(text: str, docname: str, r: Resolver, state: dict) -> str:
-    """Rewrite colon-fenced directives; ``state`` carries an open solution across cells."""
+def lower_directives(text: str, docname: str, r: Resolver, state: dict, words: "Words | None" = None) -> str:
+    """Rewrite colon-fenced directives; ``state`` carries an open solution across cells; the labels
+    they get (Theorem, Proof, Exercise, ...) are in the language of ``words`` (default English)."""
+    words = words or ENGLISH
     lines = text.split("\n")
     out: list[str] = []
     stack: list[tuple[str, str]] = []  # (colons, closing text)
@@ -230,21 +233,20 @@ def lower_directives(text: str, docname: str, r: Resolver, state: dict) -> str:
         if name.startswith("prf:") and kind in PROOF_TYPES:
             label = options.get("label", "")
             number = r.number(docname, kind, label) if label else ""
-            head = f"**{kind.title()} {number}**".replace(" **", "**") + (f" ({arg})" if arg else "")
-            out.append(head + ".")
+            out.append(words.head(kind.title(), number, arg))
             stack.append((colons, ""))
         elif name == "prf:proof":
-            out.append("*Proof.*")
+            out.append(f"*{words.end(words.name('Proof'))}*")
             stack.append((colons, "$\\square$"))
         elif name == "exercise":
             label = options.get("label", "")
             number = r.exercise_number(docname, label) if label else ""
-            out.append(f"**Exercise {number}**" + (f" ({arg})" if arg else ""))
+            out.append(words.head("Exercise", number, arg, stop=False))
             state.setdefault("exercises", {})[label] = number
             stack.append((colons, ""))
         elif name == "solution-start":
             number = state.get("exercises", {}).get(arg, "")
-            state["solution"] = f"Solution to Exercise {number}".strip()
+            state["solution"] = words.solution(number)
             # the closing fence of the start marker
             while i < len(lines) and lines[i].strip() != colons:
                 i += 1
@@ -258,15 +260,180 @@ def lower_directives(text: str, docname: str, r: Resolver, state: dict) -> str:
             out.append("\n</details>")
         elif name == "solution":
             number = state.get("exercises", {}).get(arg, "")
-            out.append(f"<details>\n<summary>Solution to Exercise {number}</summary>\n")
+            out.append(f"<details>\n<summary>{words.solution(number)}</summary>\n")
             stack.append((colons, "\n</details>"))
         elif name in ("note", "tip", "warning", "important", "admonition", "seealso", "hint"):
-            title = arg if name == "admonition" else name.title()
-            out.append(f"> **{title}.**")
+            title = arg if name == "admonition" else words.admonition(name)
+            out.append(f"> **{words.end(title)}**")
             stack.append((colons, ""))
         else:
             raise KeyError(f"{docname}: no reader form for the directive {{{name}}}")
     return "\n".join(out)
+
+
+# --- another edition: the chapters' Markdown through the page's gettext catalog ---------------------
+
+class Words:
+    """What the reader notebook says besides the chapter's own text, in one edition's language:
+    theorem, proof and exercise labels (from sphinx-proof's, sphinx-exercise's and Sphinx's own
+    catalogs, as the edition's site shows them, or from ``names``), the set-up cell's title and the
+    figures' captions. ``Words()`` is English, exactly what the English reader notebooks say."""
+
+    def __init__(self, lang: str = "en", names: dict[str, str] | None = None) -> None:
+        self.lang = lang
+        self.names = dict(names or {})
+        self.chinese = lang.lower().startswith("zh")
+        self.stop = "。" if self.chinese else "."
+
+    def name(self, english: str) -> str:
+        return self.names.get(english, english)
+
+    def end(self, text: str) -> str:
+        """``text`` and a full stop: Chinese after Chinese, else ".": an untranslated title
+        stays English, with its English stop."""
+        return text + ("。" if self.chinese and re.search(r"[\u4e00-\u9fff]", text) else ".")
+
+    def head(self, kind: str, number: str, title: str = "", stop: bool = True) -> str:
+        """``**Theorem 4.1** (title).``; in Chinese ``**定理 4.1**（title）。``."""
+        head = f"**{self.name(kind)} {number}**".replace(" **", "**")
+        if title:
+            head += f"（{title}）" if self.chinese else f" ({title})"
+        return head + (self.stop if stop else "")
+
+    def solution(self, number: str) -> str:
+        if self.chinese:
+            return f"{self.name('Exercise')} {number} 的{self.name('Solution to')}" if number \
+                else self.name("Solution to")
+        return f"Solution to Exercise {number}".strip()
+
+    def admonition(self, name: str) -> str:
+        return self.names.get(name.title(), name.title())
+
+    @property
+    def setup_title(self) -> str:
+        return ZH_SETUP_TITLE if self.chinese else SETUP_TITLE
+
+    @property
+    def figure_caption(self) -> str:
+        return ZH_FIGURE_CAPTION if self.chinese else FIGURE_CAPTION
+
+    def continued(self, title: str) -> str:
+        return f"{title}（续）" if self.chinese else f"{title} (continued)"
+
+    def solution_code(self, title: str) -> str:
+        return f"{title}：代码" if self.chinese else f"{title}: code"
+
+    def picture(self, label: str) -> str:
+        return f"<交互式图的静态图片：{label}>" if self.chinese else f"<still picture of the figure: {label}>"
+
+
+ENGLISH = Words()
+ZH_SETUP_TITLE = "#@title 设置：请先运行此单元（缺少 rope_edu 时安装它）"
+ZH_FIGURE_CAPTION = "*下面是交互式图打开时的静态图片。运行此单元即可操作它：拖动控件会重新绘制。*"
+#: Labels the edition's site takes from catalogs that lack them (sphinx-proof has no "Proof").
+ZH_NAMES = {"Proof": "证明"}
+#: The set-up cell's line that sets the figures' and plots' language (rope_edu.i18n), put before
+#: the plots' style (which registers the Chinese font in Chinese).
+STYLE_LINE = re.compile(r"^(?P<indent>[ \t]*)rope_edu\.plots\.use_style\(\)", re.M)
+
+
+def edition_words(app: Sphinx) -> Words:
+    """The words of the edition this build makes (``language``): English, or the labels its
+    site shows (sphinx-proof's and sphinx-exercise's catalogs, Sphinx's admonition labels)."""
+    lang = app.config.language or "en"
+    if lang == "en" or lang.startswith("en_"):
+        return ENGLISH
+    from sphinx.locale import admonitionlabels, get_translation
+
+    proof, exercise = get_translation("proof"), get_translation("exercise")
+    names = {kind.title(): str(proof(kind.title())) for kind in PROOF_TYPES}
+    names.update({"Exercise": str(exercise("Exercise")), "Solution to": str(exercise("Solution to"))})
+    names.update({kind.title(): str(label) for kind, label in admonitionlabels.items()})
+    if lang.lower().startswith("zh"):
+        names.update(ZH_NAMES)
+    return Words(lang, names)
+
+
+#: What may stand before a message in the Markdown source: a list marker, a heading's hashes, a
+#: quote's ``>``, a directive's fence (its argument is a message: a theorem's title), indentation.
+_LEAD = r"(?P<lead>^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?|:{3,}\{[\w:-]+\}[ \t]+)*|\|[ \t]*)"
+_FENCE_LEAD = r"(?P<lead>^[ \t]*:{3,}\{[\w:-]+\}[ \t]+)"
+#: Sphinx's message for a proof's first paragraph carries the proof's label.
+_PROOF_LABEL = re.compile(r"^(?:Proof|证明)\s*[.。:：]\s*")
+#: Sphinx's message for a theorem's title: the title in parentheses, as sphinx-proof shows it.
+_TITLE = re.compile(r"[(（](.*)[)）]", re.S)
+
+
+def catalog_messages(path: Path) -> dict[str, str]:
+    """The translated messages of a gettext catalog (``.po``): msgid -> msgstr, without fuzzy,
+    empty or unchanged ones (maths, names)."""
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as f:
+        po = read_po(f)
+    return {m.id: m.string for m in po if m.id and isinstance(m.id, str) and m.string
+            and not m.fuzzy and m.string != m.id}
+
+
+def page_messages(app: Sphinx, docname: str) -> dict[str, str]:
+    """The translated messages of ``docname`` in this build's language (its catalog under
+    ``locale_dirs``, as Sphinx's i18n reads it); ``{}`` in English or without a catalog."""
+    lang = app.config.language or "en"
+    if lang == "en":
+        return {}
+    from sphinx.util.i18n import docname_to_domain
+
+    domain = docname_to_domain(docname, app.config.gettext_compact)
+    for folder in app.config.locale_dirs:
+        path = Path(app.srcdir) / folder / lang / "LC_MESSAGES" / f"{domain}.po"
+        if path.is_file():
+            return catalog_messages(path)
+    return {}
+
+
+def markdown_translator(messages: dict[str, str]) -> Callable[[str], str]:
+    """A function that puts ``messages`` (English MyST source -> translation, Sphinx's messages:
+    one paragraph, list item, heading, table cell or directive title each, lines joined by
+    spaces) in place of their English in a Markdown cell's source; what no message matches stays
+    as it is. A message matches whole lines (or a whole table cell), with any line breaks and
+    indentation between its words; a translation over several lines keeps the indentation."""
+    pairs = []
+    for msgid, msgstr in messages.items():
+        key, value = msgid, msgstr
+        if _PROOF_LABEL.match(msgid):
+            key, value = _PROOF_LABEL.sub("", msgid, count=1), _PROOF_LABEL.sub("", msgstr, count=1)
+        words = key.split()
+        if words:
+            pairs.append((key, value, r"\s+".join(map(re.escape, words)), _LEAD))
+        titled = _TITLE.fullmatch(key)
+        if titled and titled[1].split():   # a theorem's title: "(Title)" in the catalog, "Title" after the fence
+            pairs.append((titled[1], _TITLE.sub(r"\1", value.strip()),
+                          r"\s+".join(map(re.escape, titled[1].split())), _FENCE_LEAD))
+    # the longest first: a message inside a longer one's text is not taken out of it
+    pairs.sort(key=lambda p: -len(p[0]))
+    patterns = [(re.compile(lead + f"(?P<body>{body})" + r"(?=[ \t]*(?:$|\|))", re.M), value)
+                for _, value, body, lead in pairs]
+
+    def translate(source: str) -> str:
+        found: list[tuple[str, str]] = []
+
+        def hold(value: str) -> Callable[[re.Match], str]:
+            def put(m: re.Match) -> str:
+                lead = m["lead"]
+                found.append((value, " " * len(lead.lstrip("\n")) if not lead.startswith("|") else ""))
+                return f"{lead}\0{len(found) - 1}\0"
+            return put
+
+        for pattern, value in patterns:
+            source = pattern.sub(hold(value), source)
+
+        def back(m: re.Match) -> str:
+            value, indent = found[int(m[1])]
+            return value.replace("\n", "\n" + indent)
+
+        return re.sub(r"\0(\d+)\0", back, source)
+
+    return translate
 
 
 # --- the set-up cell, outputs and figures -------------------------------------------------------
@@ -329,9 +496,12 @@ class Published:
         return f"{binderhub}/v2/gh/{self.owner}/{self.repo}/{self.branch}?urlpath={interface}/{path}"
 
 
-def reader_setup_source(source: str, wheel_url: str) -> str:
+def reader_setup_source(source: str, wheel_url: str, words: Words | None = None) -> str:
     """The shared set-up cell as the reader notebook has it: a titled form (folded), installing the
-    published wheel instead of the repository's main branch."""
+    published wheel instead of the repository's main branch; in another language (``words``),
+    titled in that language and setting the figures' and plots' language (rope_edu.i18n) before
+    the plots' style."""
+    words = words or ENGLISH
     lines = source.split("\n")
     if not lines[0].startswith(SETUP_MARKER) or len(INSTALL.findall(source)) != 1:
         raise ValueError("the set-up cell (scripts/notebooks.py) must start with "
@@ -340,7 +510,13 @@ def reader_setup_source(source: str, wheel_url: str) -> str:
     while body and body[0].startswith("#"):
         body.pop(0)
     code = INSTALL.sub(lambda m: f'{m["indent"]}%pip install --quiet "rope_edu @ {wheel_url}"', "\n".join(body))
-    return f"{SETUP_TITLE}\n{SETUP_COMMENT}\n{code}"
+    if words.lang != "en":
+        if len(STYLE_LINE.findall(code)) != 1:
+            raise ValueError("the set-up cell (scripts/notebooks.py) must call rope_edu.plots.use_style() once")
+        code = STYLE_LINE.sub(lambda m: f"{m['indent']}import rope_edu.i18n\n\n"
+                              f"{m['indent']}# the figures and plots speak this notebook's language\n"
+                              f'{m["indent"]}rope_edu.i18n.set_language("{words.lang}")\n{m[0]}', code)
+    return f"{words.setup_title}\n{SETUP_COMMENT}\n{code}"
 
 
 def figure_placeholders(cell: dict) -> list[tuple[int, str, str]]:
@@ -358,25 +534,31 @@ def _shows_outputs(cell: dict) -> bool:
     return not NO_OUTPUT_TAGS & set(cell.get("metadata", {}).get("tags", []))
 
 
-def figure_outputs(png: bytes, width: int, label: str) -> list[dict]:
+def figure_outputs(png: bytes, width: int, label: str, words: Words | None = None) -> list[dict]:
     """The line that says the figure is a picture (first: read before anyone tries its controls),
     then the picture."""
+    words = words or ENGLISH
+    caption = words.figure_caption
     return [
         {"output_type": "display_data", "metadata": {},
-         "data": {"text/markdown": [FIGURE_CAPTION], "text/plain": [FIGURE_CAPTION.strip("*")]}},
+         "data": {"text/markdown": [caption], "text/plain": [caption.strip("*")]}},
         {"output_type": "display_data", "metadata": {"image/png": {"width": width}},
          "data": {"image/png": base64.b64encode(png).decode("ascii"),
-                  "text/plain": [f"<still picture of the figure: {label}>"]}},
+                  "text/plain": [words.picture(label)]}},
     ]
 
 
 def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None = None,
-                    pictures: dict | None = None, wheel_url: str | None = None) -> dict:
+                    pictures: dict | None = None, wheel_url: str | None = None,
+                    translate: Callable[[str], str] | None = None, words: Words | None = None) -> dict:
     """The reader's copy of chapter ``nb``: MyST lowered; with ``executed`` (the book build's run of
     the same notebook), its outputs, each figure placeholder replaced by ``pictures[(docname, k)]``
     (``(png, width)`` of the page's k-th figure) and each SVG plot by its PNG
     (``pictures[_svg_key(svg)]``); the set-up cell moved after the title and, with
-    ``wheel_url``, installing that wheel."""
+    ``wheel_url``, installing that wheel. Another edition's notebook passes ``translate`` (its
+    catalog's messages put into each Markdown cell's source before the MyST is lowered:
+    :func:`markdown_translator`) and ``words`` (its labels: :func:`edition_words`); code stays."""
+    words = words or ENGLISH
     state: dict = {}
     cells = []
     ran = iter([c for c in executed["cells"] if c["cell_type"] == "code"]) if executed else None
@@ -397,7 +579,7 @@ def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None =
                     picture = (pictures or {}).get((docname, figures))
                     if picture is None:
                         raise ValueError(f"{docname}: no picture of figure {figures + 1} ({placeholder[0][1]})")
-                    outputs += figure_outputs(*picture, placeholder[0][2])
+                    outputs += figure_outputs(*picture, placeholder[0][2], words)
                     figures += 1
                 elif "image/svg+xml" in output.get("data", {}):
                     png, width = (pictures or {})[_svg_key(_text(output["data"]["image/svg+xml"]))]
@@ -413,9 +595,11 @@ def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None =
             cell["execution_count"] = done.get("execution_count") if cell["outputs"] else None
         if cell["cell_type"] == "markdown":
             title = state.get("solution")
-            text = lower_directives(lower_roles(source, docname, r), docname, r, state)
+            if translate is not None:
+                source = translate(source)
+            text = lower_directives(lower_roles(source, docname, r), docname, r, state, words)
             if in_solution:  # a solution that began in an earlier cell goes on here
-                text = f"<details>\n<summary>{title} (continued)</summary>\n\n{text}"
+                text = f"<details>\n<summary>{words.continued(title)}</summary>\n\n{text}"
             if "solution" in state:  # ... and goes on after this cell: fold this part on its own
                 text += "\n\n</details>"
             text = EMPTY_DETAILS.sub("", text)
@@ -424,7 +608,7 @@ def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None =
                 continue
         elif cell["cell_type"] == "code" and source.startswith(SETUP_MARKER):
             if wheel_url:
-                cell["source"] = reader_setup_source(source, wheel_url)
+                cell["source"] = reader_setup_source(source, wheel_url, words)
                 meta = cell.setdefault("metadata", {})
                 meta.setdefault("jupyter", {})["source_hidden"] = True
                 meta["cellView"] = "form"
@@ -436,13 +620,13 @@ def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None =
             meta = cell.setdefault("metadata", {})
             meta.setdefault("jupyter", {})["source_hidden"] = True
             meta["cellView"] = "form"  # Colab shows a form cell's title, not its code
-            cell["source"] = f"#@title {state['solution']}: code\n" + source
+            cell["source"] = f"#@title {words.solution_code(state['solution'])}\n" + source
         elif cell["cell_type"] == "code" and "hide-input" in cell.get("metadata", {}).get("tags", []):
             cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True  # folded, as in the book
         cells.append(cell)
     # the chapter's title first, then the set-up cell
     setup = [i for i, c in enumerate(cells)
-             if c["cell_type"] == "code" and _text(c["source"]).startswith((SETUP_MARKER, SETUP_TITLE))]
+             if c["cell_type"] == "code" and _text(c["source"]).startswith((SETUP_MARKER, words.setup_title))]
     title = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown"), None)
     if setup and title is not None and setup[0] < title:
         if not _text(cells[title]["source"]).startswith("# "):
@@ -704,18 +888,24 @@ def write_reader_notebooks(app: Sphinx, exception: Exception | None) -> None:
     except Exception as exc:  # noqa: BLE001 (any failure is the build's warning, an error under -W)
         LOGGER.warning(f"reader notebooks: no pictures of the figures: {exc}")
         pictures = None
+    # the edition's folder on the published branch ("zh/" for the Chinese site); its notebooks
+    # install the one wheel, published with the English site at the branch's root
+    edition = app.config.reader_notebooks_edition.strip("/")
+    edition = f"{edition}/" if edition else ""
     wheel_url = published.raw(wheel)
+    words = edition_words(app)
     binderhub = ((theme.get("launch_buttons") or {}).get("binderhub_url") or "").rstrip("/")
     for docname, nb in sources.items():
         target = out / "_sources" / f"{docname}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         ran = executed[docname] if pictures is not None else None
-        reader = reader_notebook(nb, docname, r, ran, pictures, wheel_url)
+        translate = markdown_translator(page_messages(app, docname)) if words.lang != "en" else None
+        reader = reader_notebook(nb, docname, r, ran, pictures, wheel_url, translate, words)
         target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         page = out / f"{docname}.html"
         if page.exists():
             html = page.read_text(encoding="utf-8")
-            path = f"_sources/{docname}.ipynb"
+            path = f"{edition}_sources/{docname}.ipynb"
             fixed = re.sub(r'https://colab\.research\.google\.com/github/[^"]+?/' + re.escape(docname) + r"\.ipynb",
                            lambda m: published.colab(path), html)
             if binderhub:
@@ -727,6 +917,8 @@ def write_reader_notebooks(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("reader_notebooks_branch", "gh-pages", "html")
+    # where this edition's site lies on that branch: "" (the English site), "zh/" (the Chinese one)
+    app.add_config_value("reader_notebooks_edition", "", "html")
     # after _ext/rope_figures.py has written the figure engine into _static (default priority 500)
     app.connect("build-finished", write_reader_notebooks, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

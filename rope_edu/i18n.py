@@ -174,14 +174,141 @@ def _shown(s: str) -> bool:
         and not _CODE_LIKE.search(bare)
 
 
+#: What core.js draws as text, by call and argument (``text(parent, x, y, str)``, a readout's label
+#: and unit, a note, a heading, ``tr(str)`` itself) and by option (``plot()``'s labels and title).
+_DRAWN_ARGS = {"text": {3}, "textLines": {3}, "readout": {1, 4}, "note": {0}, "heading": {0}, "tr": {0}}
+_DRAWN_KEYS = {"xlabel", "ylabel", "title", "unit", "heading"}
+
+
+def _skip_string(source: str, i: int) -> int:
+    """The index just after the string or template literal that opens at ``source[i]``."""
+    quote, j, depth = source[i], i + 1, 0
+    while j < len(source):
+        c = source[j]
+        if c == "\\":
+            j += 2
+        elif quote == "`" and source.startswith("${", j):
+            depth, j = depth + 1, j + 2
+        elif quote == "`" and depth:
+            if c in "\"'`":
+                j = _skip_string(source, j)
+                continue
+            depth -= c == "}"
+            j += 1
+        elif c == quote:
+            return j + 1
+        elif c == "\n" and quote != "`":
+            return j + 1          # a stray quote: the line's end closes it
+        else:
+            j += 1
+    return j
+
+
+def _literals(source: str):
+    """The string and template literals of JavaScript ``source``, as (text, context, compared), and the
+    array frames: literals joined by ``+`` are one (their texts concatenated, each ``${...}`` as
+    ``{0}``, ``{1}``, ... in order); a literal's context is the chain of brackets around it,
+    innermost last, each ``(bracket, name, position, frame)``: ``("(", callee, argument index)``,
+    ``("[", None, element index)``, ``("{", key, entry index)``; ``frames[frame]`` tells whether an
+    array holds literals only, and which (their indices in the list returned); ``compared``: the
+    literal is an operand of ``===``, ``!==``, ``==`` or ``!=``."""
+    out: list = []
+    frames: list[dict] = []
+    stack: list[list] = []
+    i, n, last, pending = 0, len(source), "", None
+    while i < n:
+        c = source[i]
+        if source.startswith("//", i) or source.startswith("/*", i):
+            end = source.find("\n" if c == "/" and source[i + 1] == "/" else "*/", i + 2)
+            i = n if end < 0 else end + (0 if source[i + 1] == "/" else 2)
+            continue
+        if c in "\"'`":
+            j = _skip_string(source, i)
+            body = source[i + 1:j - 1]
+            text = (_template(body) if c == "`" else body).replace('\\"', '"').replace("\\'", "'").replace("\\n", "\n")
+            if pending is not None and re.fullmatch(r"\s*\+\s*", source[pending[2]:i]):
+                pending[0].append(text)
+                pending[2] = j
+            else:
+                if pending is not None:
+                    out.append(pending)
+                if stack and stack[-1][0] == "[":
+                    frames[stack[-1][3]]["literals"].append(len(out))
+                # a literal compared with something is a value of the code, not a label
+                compared = bool(re.search(r"[!=]=\s*$", source[max(0, i - 8):i]) or re.match(r"\s*[!=]=", source[j:j + 8]))
+                pending = [[text], [tuple(f) for f in stack], j, compared]
+            i, last = j, "x"
+            continue
+        if c == "/" and (last == "" or last in "(,=:[!&|?{};+-*%<>~^"):
+            j, in_class = i + 1, False        # a regular expression literal
+            while j < n and source[j] != "\n" and (source[j] != "/" or in_class):
+                in_class = (in_class or source[j] == "[") and source[j] != "]"
+                j += 2 if source[j] == "\\" else 1
+            i, last = j + 1, "x"
+            continue
+        if c in "([{":
+            callee = re.search(r"([A-Za-z_$][\w$]*)\s*$", source[max(0, i - 80):i]) if c == "(" else None
+            frames.append({"literals only": True, "literals": []})
+            stack.append([c, callee.group(1) if callee else None, 0, len(frames) - 1])
+        elif c in ")]}":
+            if stack:
+                stack.pop()
+        elif c == "," and stack:
+            stack[-1][2] += 1
+            if stack[-1][0] == "{":
+                stack[-1][1] = None
+        elif c == ":" and stack and stack[-1][0] == "{" and stack[-1][1] is None:
+            key = re.search(r"([A-Za-z_$][\w$]*|\"[^\"]*\"|'[^']*')\s*$", source[max(0, i - 80):i])
+            stack[-1][1] = key.group(1).strip("\"'") if key else ""
+        if not c.isspace():
+            if stack and stack[-1][0] == "[" and c not in "[{(,)]}":
+                frames[stack[-1][3]]["literals only"] = False     # an element that is not a literal
+            last = c
+        i += 1
+    if pending is not None:
+        out.append(pending)
+    literals = []
+    for parts, context, _, compared in out:
+        text, k = "", 0
+        for part in parts:        # each part's placeholders numbered after the earlier parts'
+            text += _HOLE.sub(lambda h, k=k: f"{{{int(h.group(1)) + k}}}", part)
+            k += len(set(_HOLE.findall(part)))
+        literals.append((text, context, compared))
+    return literals, frames
+
+
+def _drawn(text: str, context, compared: bool, frames, literals) -> bool:
+    """A literal that holds a word but looks like code (one word, a trailing ``;``) and that the
+    figure draws: an argument core.js draws as text (``text``, a readout's label or unit, a note,
+    a heading), a plot's label or title, a legend item's label, a tick's label, or an element of
+    an array of literals only, one of which is shown (the lines of a text)."""
+    if not context or compared or text != text.strip() or "\n" in text:
+        return False
+    kind, name, position, frame = context[-1]
+    if kind == "(":
+        return position in _DRAWN_ARGS.get(name, ())
+    if kind == "{":
+        return name in _DRAWN_KEYS
+    # legend(parent, x, y, [[label, colour, dashed?], ...]); xticks: [[value, label], ...]
+    items, owner = context[-2:-1], context[-3:-2]
+    if items and owner and items[0][0] == "[":
+        if owner[0][:3] == ("(", "legend", 3) and position == 0:
+            return True
+        if owner[0][0] == "{" and owner[0][1] in ("xticks", "yticks") and position == 1:
+            return True
+    array = frames[frame]
+    return array["literals only"] and any(_shown(literals[k][0]) for k in array["literals"])
+
+
 def _js_strings(source: str) -> set[str]:
-    source = re.sub(r"^\s*//.*$|(?<=[;,)}\]])\s*//.*$", "", source, flags=re.M)
+    """The English strings a figure's JavaScript shows: literals with words (``${...}`` as ``{0}``,
+    ...; literals joined by ``+`` as one string) that read as prose, and those that look like code
+    (one word, a trailing ``;``) but sit where the figure draws them (:func:`_drawn`)."""
+    literals, frames = _literals(source)
     found = set()
-    for m in _LITERAL.finditer(source):
-        s = m.group(1) if m.group(1) is not None else m.group(2) if m.group(2) is not None else _template(m.group(3))
-        s = s.replace('\\"', '"').replace("\\'", "'").replace("\\n", "\n")
-        if _shown(s):
-            found.add(s)
+    for text, context, compared in literals:
+        if _WORDS.search(_HOLE.sub("", text)) and (_shown(text) or _drawn(text, context, compared, frames, literals)):
+            found.add(text)
     return found
 
 

@@ -52,6 +52,11 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         "locale_dirs": [str((root / LOCALES).resolve())],
         "gettext_allow_fuzzy_translations": False,
         "html_search_language": "zh",
+        # the Chinese reader notebooks, opened by the Chinese pages' Colab and Binder buttons
+        "reader_notebooks_edition": f"{SUBDIR}/",
+        # jieba splits the text into words for the search index; it knows the book's terms
+        # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs
+        "html_search_options": {"dict": str((root / SEARCH_DICT).resolve())},
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
     # the English build's executed outputs: the same cache, nothing executed again
@@ -72,6 +77,21 @@ def _jupyter_book(root: Path, cfg: dict, out: Path, *extra: str) -> int:
            "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([str(jb), "build", "--path-output", str(out), "--config", str(path), *extra, str(root)],
                           cwd=root, env=env).returncode
+
+
+#: jieba's user dictionary for the Chinese search index: the term table's Chinese terms
+#: (written by ``build`` from locales/zh_CN/terms.csv).
+SEARCH_DICT = Path("_build") / SUBDIR / "search_terms.txt"
+
+
+def write_search_dict(root: Path) -> int:
+    """jieba's dictionary of the term table's Chinese terms (those written without spaces: jieba
+    reads a line as "word [frequency] [tag]"); returns how many."""
+    words = sorted({zh for _, zh, _ in load_terms(root) if re.fullmatch(r"[\u4e00-\u9fff\w-]+", zh)})
+    path = root / SEARCH_DICT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
+    return len(words)
 
 
 # --- catalogs ------------------------------------------------------------------------------------
@@ -386,16 +406,21 @@ _URL = re.compile(r'((?:href|src)=")([^"#?:]+)')
 
 def _share(en: Path, zh: Path) -> int:
     """Delete from the Chinese site every file under _static/ and _images/ that the English site
-    has byte for byte, and point the Chinese pages at the English copy; returns bytes saved."""
+    has byte for byte, and point the Chinese pages at the English copy; returns bytes saved. The
+    package's wheel and Binder's environment (wheels/, binder/) are the English site's too: the
+    Chinese reader notebooks install that wheel, and Binder reads the branch's root."""
     shared: set[Path] = set()
     saved = 0
-    for folder in ("_static", "_images"):
+    for folder in ("_static", "_images", "wheels", "binder"):
         for path in sorted((zh / folder).rglob("*")):
             twin = en / path.relative_to(zh)
             if path.is_file() and twin.is_file() and filecmp.cmp(path, twin, shallow=False):
                 shared.add(path.relative_to(zh))
                 saved += path.stat().st_size
                 path.unlink()
+        for path in sorted((zh / folder).rglob("*"), reverse=True) + [zh / folder]:
+            if path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
     for page in zh.rglob("*.html"):
         here = page.parent
         text = page.read_text(encoding="utf-8")
@@ -499,7 +524,10 @@ def translate_plots(root: Path, site: Path) -> int:
 def build(root: Path, *, every_page: bool = False) -> int:
     out = root / "_build" / "zh"
     if every_page:
-        shutil.rmtree(out / "_build", ignore_errors=True)
+        # every page again; the pictures of the Chinese figures (keyed on what they show) are kept
+        for stale in (out / "_build").glob("*"):
+            if stale.name != ".reader_figures":
+                shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
     if not (root / LOCALES / LANG).is_dir():
         print("Chinese edition: no catalogs (python scripts/i18n.py update)")
         return 0
@@ -517,6 +545,13 @@ def build(root: Path, *, every_page: bool = False) -> int:
         for picture in pictures.iterdir():
             if not (cache / picture.name).exists():
                 shutil.copyfile(picture, cache / picture.name)
+    # the package's wheel: the English build's (the Chinese notebooks install the one published
+    # with the English site; the same file is then shared, not published twice)
+    wheels = root / "_build" / ".reader_wheels"
+    if wheels.is_dir():
+        shutil.rmtree(out / "_build" / wheels.name, ignore_errors=True)
+        shutil.copytree(wheels, out / "_build" / wheels.name)
+    write_search_dict(root)
     status = _jupyter_book(root, config(root), out, "-W", "-n", "--keep-going")
     if status:
         return status

@@ -9,6 +9,7 @@ a translation may not change its English message's maths, roles, code spans, lin
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -82,6 +83,8 @@ def test_every_page_has_its_chinese_page_and_both_link_to_each_other(built_book)
 def test_the_chinese_site_shares_the_english_static_files(built_book):
     zh = built_book / "zh"
     assert not (zh / "_static" / "rope_figures" / "loader.js").exists()
+    # the Chinese notebooks install the English site's wheel; Binder reads the branch's root
+    assert not (zh / "wheels").exists() and not (zh / "binder").exists()
     assert "zh" in (zh / "_static" / "documentation_options.js").read_text(encoding="utf-8")
     # every local reference of a Chinese page resolves to a file
     missing = set()
@@ -112,3 +115,151 @@ def test_a_chinese_chapter_opens_with_its_figures(site_url, browser):
         assert page.url.endswith("/notebooks/03_rope_2d.html") and "/zh/" not in page.url
     finally:
         context.close()
+
+
+# --- the Chinese reader notebooks (_ext/reader_notebooks.py, in the Chinese build) -----------------
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import reader_notebooks  # noqa: E402
+
+
+def test_markdown_translator_puts_each_message_in_its_place():
+    """A message replaces its whole paragraph, list item, heading, table cell or theorem title,
+    whatever the source's line breaks and indentation; text no message matches stays English."""
+    translate = reader_notebooks.markdown_translator({
+        "RoPE in two dimensions": "二维的 RoPE",
+        "A paragraph that spans two lines of the source.": "跨两行的段落。",
+        "an item whose text goes on": "一项，\n接着写",
+        "(Radial part)": "（径向部分）",
+        "Proof. The first step.": "证明。第一步。",
+        "cell": "单元格",
+        "kept": "kept",
+    })
+    source = ("# RoPE in two dimensions\n\nA paragraph that spans\ntwo lines of the source.\n\n"
+              "- an item whose\n  text goes on\n- an untranslated item\n\n"
+              ":::{prf:theorem} Radial part\n:label: x\n:::\n\n:::{prf:proof}\nThe first step.\n:::\n\n"
+              "| cell | other |\n\nA cell in a longer line stays.")
+    assert translate(source) == (
+        "# 二维的 RoPE\n\n跨两行的段落。\n\n"
+        "- 一项，\n  接着写\n- an untranslated item\n\n"
+        ":::{prf:theorem} 径向部分\n:label: x\n:::\n\n:::{prf:proof}\n第一步。\n:::\n\n"
+        "| 单元格 | other |\n\nA cell in a longer line stays.")
+
+
+def test_chinese_labels_of_the_reader_notebooks():
+    words = reader_notebooks.Words("zh_CN", {"Theorem": "定理", "Exercise": "练习", "Solution to": "解答"})
+    assert words.head("Theorem", "4.1", "平面旋转") == "**定理 4.1**（平面旋转）。"
+    assert words.end("证明") == "证明。" and words.end("Proof") == "Proof."   # untranslated: English
+    assert reader_notebooks.Words("zh_CN", {"Note": "注意"}).admonition("note") == "注意"
+    assert words.solution("1.2") == "练习 1.2 的解答"
+    english = reader_notebooks.ENGLISH
+    assert english.head("Theorem", "4.1", "Plane rotations") == "**Theorem 4.1** (Plane rotations)."
+    assert english.solution("1.2") == "Solution to Exercise 1.2"
+
+
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+
+
+def _markdown(nb: dict) -> str:
+    return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+@pytest.mark.book
+def test_chinese_reader_notebooks(built_book):
+    """Every chapter page has its Chinese reader notebook (what the Chinese page's download button
+    serves): no MyST left, the (translated) title first, the translation of every translated message
+    in place (each of its runs of Chinese characters), the English notebook's code cells and
+    outputs (nothing executed again), and a set-up cell that sets the figures' language. About a
+    second: it reads both editions' notebooks."""
+    from conftest import notebook_paths
+    from test_reader_notebooks import MYST
+
+    for chapter in notebook_paths():
+        name = f"notebooks/{chapter.stem}"
+        zh_path = built_book / "zh" / "_sources" / f"{name}.ipynb"
+        assert zh_path.is_file(), f"no Chinese reader notebook for {name}"
+        zh = json.loads(zh_path.read_text(encoding="utf-8"))
+        en = json.loads((built_book / "_sources" / f"{name}.ipynb").read_text(encoding="utf-8"))
+        md = _markdown(zh)
+        left = [m.group(0) for m in MYST.finditer(md)]
+        assert not left, f"{name}: MyST left in the Chinese reader notebook: {left[:5]}"
+        messages = reader_notebooks.catalog_messages(ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / f"{name}.po")
+        source = json.loads(chapter.read_text(encoding="utf-8"))
+        title = next(c for c in source["cells"] if c["cell_type"] == "markdown")["source"]
+        title = "".join(title).split("\n", 1)[0].removeprefix("# ").strip()
+        first = "".join(zh["cells"][0]["source"]).split("\n", 1)[0]
+        assert first == "# " + messages.get(title, title), (name, first)
+        for msgid, msgstr in messages.items():
+            for run in _CJK_RUN.findall(i18n._prose(msgstr)):
+                assert run in md, f"{name}: the translation of {msgid[:60]!r} is not in its notebook ({run!r})"
+        code = [c for c in zh["cells"] if c["cell_type"] == "code"]
+        en_code = [c for c in en["cells"] if c["cell_type"] == "code"]
+        assert [c["outputs"] for c in code[1:]] and len(code) == len(en_code)
+        for a, b in zip(code[1:], en_code[1:]):
+            assert a["outputs"] == b["outputs"] or reader_notebooks.ZH_FIGURE_CAPTION in json.dumps(a["outputs"], ensure_ascii=False)
+            assert "".join(a["source"]).split("\n", 1)[-1] == "".join(b["source"]).split("\n", 1)[-1]
+        setup = "".join(code[0]["source"])
+        assert setup.startswith(reader_notebooks.ZH_SETUP_TITLE)
+        assert setup.index('rope_edu.i18n.set_language("zh_CN")') < setup.index("rope_edu.plots.use_style()")
+
+
+@pytest.mark.book
+def test_chinese_pages_buttons_open_the_chinese_notebooks(built_book):
+    """A Chinese page's download button serves the Chinese reader notebook; its Colab and Binder
+    buttons open the published copy of it (zh/ of the branch the site is pushed to)."""
+    from conftest import notebook_paths
+
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    repository = re.search(r"^repository:\s*\n\s+url:\s*https://github\.com/(\S+)", config, re.M).group(1)
+    branch = re.search(r"^\s+reader_notebooks_branch:\s*(\S+)", config, re.M).group(1)
+    for chapter in notebook_paths():
+        page = built_book / "zh" / "notebooks" / f"{chapter.stem}.html"
+        html = page.read_text(encoding="utf-8")
+        path = f"zh/_sources/notebooks/{chapter.name}"
+        downloads = {m for m in re.findall(r'href="([^"]+\.ipynb)"', html) if not m.startswith("http")}
+        assert downloads and {Path(os.path.normpath(page.parent / d)) for d in downloads} == {built_book / path}
+        assert f"https://colab.research.google.com/github/{repository}/blob/{branch}/{path}" in html
+        binder = re.findall(r'href="(https://mybinder\.org/[^"]+)"', html)
+        assert binder == [f"https://mybinder.org/v2/gh/{repository}/{branch}?urlpath=lab/tree/{path}"], binder
+        assert "/_sources/notebooks/" not in html.replace(path, "").replace("../_sources/notebooks/", ""), \
+            f"{page.name}: a button opens the English notebook"
+
+
+@pytest.mark.book
+def test_chinese_sidebar_captions(built_book):
+    """The table of contents' part captions (from _toc.yml) are translated on the Chinese site."""
+    import polib
+
+    po = polib.pofile(str(ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / "book" / "intro.po"))
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    english = re.findall(r"^\s*-\s*caption:\s*(.+?)\s*$", toc, re.M)
+    chinese = [next(e.msgstr for e in po if e.msgid == c) for c in english]
+    assert len(english) >= 3 and all(chinese)
+    for rel in ("book/intro.html", "notebooks/03_rope_2d.html"):
+        for site, want in ((built_book, english), (built_book / "zh", chinese)):
+            soup = BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+            got = [s.get_text(strip=True) for s in soup.select(".bd-sidebar-primary .caption-text")]
+            assert got == want, (site, rel, got)
+
+
+@pytest.mark.book
+def test_chinese_search_finds_the_terms(built_book):
+    """The Chinese site's search index (Sphinx's Chinese search: jieba, with the term table as its
+    dictionary) holds 位置编码, 旋转 and 外推 as words (searchtools.js looks a query word up as it is
+    typed), each for every Chinese page whose text uses it. Without the dictionary jieba cut 外推
+    into 外 and 推, and 位置编码 into 位置 and 编码: a search for either found nothing."""
+    text = (built_book / "zh" / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    docs = index["docnames"]
+    bodies = {}
+    for doc in docs:
+        soup = BeautifulSoup((built_book / "zh" / f"{doc}.html").read_text(encoding="utf-8"), "html.parser")
+        main = soup.select_one("main") or soup
+        bodies[doc] = main.get_text(" ")
+    for term in ("位置编码", "旋转", "外推"):
+        found = set()
+        for table in ("terms", "titleterms"):
+            hits = index[table].get(term, [])
+            found.update(docs[i] for i in ([hits] if isinstance(hits, int) else hits))
+        using = {doc for doc, body in bodies.items() if term in body}
+        assert found and using <= found, (term, sorted(using - found))

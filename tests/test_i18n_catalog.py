@@ -137,7 +137,34 @@ def test_extraction_turns_template_literals_into_placeholders():
     found = i18n._js_strings('text(g, 0, 0, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });\n'
                              'fig.readout("x", `turns${sub(i)}`, v, 2, `of ${n}`); // a comment, not a label\n'
                              'legend(svg, 1, 2, [["at least one full turn made (solid ring)", COLORS.q]]);')
-    assert found == {"pair {0}", "of {0}", "at least one full turn made (solid ring)"}
+    # a readout's label is drawn, its name is not
+    assert found == {"pair {0}", "turns{0}", "of {0}", "at least one full turn made (solid ring)"}
+
+
+def test_extraction_finds_drawn_one_word_and_semicolon_strings_and_nothing_of_the_code():
+    """One word or a trailing ";" reads like code; where the figure draws it, it is shown: a
+    text's string, a readout's label and unit, a plot's label, a legend item, a line of a text."""
+    source = (
+        'text(svg, 12, 58, "binary", { class: "axis-label", "text-anchor": "middle" });\n'
+        'text(svg, 1, 2, "the whole colour pattern;", { class: "legend-label" });\n'
+        'fig.readout("context", "Δrow", L, 0, "tokens");\n'
+        'plot(svg, box, { x: [0, 1], y: [0, 1], ylabel: "score", xticks: [[0, "start"], [1, "end"]] });\n'
+        'legend(svg, 1, 2, [["query", COLORS.q, true]]);\n'
+        'legend(svg, 1, 2, [[m === "default" ? "plain RoPE" : "scaled", COLORS.k]]);\n'
+        'const lines = k ? ["0 for every word:", "the outputs only", "words"] : ["none"];\n'
+        'fig.note(`The marker is (L, b): green ` +\n  "where it holds; " + `${n} fail.`);\n'
+        # code: tags, attributes, classes, names, keys compared, layouts, events, styles, regexps
+        'el("circle", { cx: 1, fill: "white", class: "dial" }, svg);\n'
+        'if (shape === "square" || L.bar.label === "above") node.setAttribute("role", "img");\n'
+        'const SERIES = [["t (time)", 0, "triangle"]];\n'
+        'window.addEventListener("keydown", f); const s = "font-weight: bold;";\n'
+        'const x = name.replace(/ "[a-z]+"/, "");  // "a comment", not drawn\n'
+        'const y = a / b; z(y / 2, "kept");\n'
+    )
+    found = i18n._js_strings(source)
+    assert found == {"binary", "the whole colour pattern;", "Δrow", "tokens", "score", "start", "end", "query", "plain RoPE", "scaled",
+                     "0 for every word:", "the outputs only", "words", "t (time)",
+                     "The marker is (L, b): green where it holds; {0} fail."}, found
 
 
 # --- the term table -------------------------------------------------------------------------------
