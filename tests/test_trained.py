@@ -44,6 +44,8 @@ CACHE_RUNS = ROOT / "rope_edu" / "data" / "trained_cache.json"
 CONTEXT_RUNS = ROOT / "rope_edu" / "data" / "trained_context.json"
 #: the same script at 2,048 tokens: every method's cost inside the trained length
 CONTEXT_RUNS_2048 = ROOT / "rope_edu" / "data" / "trained_context_2048.json"
+#: the same script at s = 4 over 32,768 tokens
+CONTEXT_RUNS_S4 = ROOT / "rope_edu" / "data" / "trained_context_s4.json"
 
 
 @pytest.fixture(scope="module")
@@ -293,11 +295,13 @@ def test_dynamic_ntk_in_the_context_script_follows_the_pass_length():
         context_script.method_frequencies("YaRN", 64, 1e5, 2.0, 100)
 
 
-@pytest.mark.parametrize("path", [CONTEXT_RUNS, CONTEXT_RUNS_2048], ids=lambda p: p.stem)
-def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference, path):
+@pytest.mark.parametrize("path, factor", [(CONTEXT_RUNS, 2.0), (CONTEXT_RUNS_2048, 2.0), (CONTEXT_RUNS_S4, 4.0)],
+                         ids=["s2", "s2_2048_tokens", "s4"])
+def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference, path, factor):
     cached = json.loads(path.read_text(encoding="utf-8"))
     assert cached["command"].startswith("python scripts/trained_context.py")
-    assert cached["original_max_position_embeddings"] == 8192 and cached["factor"] == 2.0
+    assert cached["original_max_position_embeddings"] == 8192 and cached["factor"] == factor
+    assert f"--factor {factor:g}" in cached["command"] or factor == 2.0
     n = cached["text"]["n_tokens"]
     head = np.asarray(cached["text"]["token_ids_head"][:48])
     assert head.tolist() == context_script.text_tokens(48).tolist()
@@ -320,9 +324,10 @@ def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, refe
     # inside the trained length, interpolating every pair by 2 costs the most (no fine-tuning here)
     assert ppl.get("Position Interpolation", np.inf) > 2 * ppl["plain RoPE"]
     assert all(ppl[name] < 1.1 * ppl["plain RoPE"] for name in ("YaRN", "NTK-aware", "Llama 3.1") if name in ppl)
-    if n >= 16384:  # past the trained length plain RoPE breaks and YaRN does not
-        far = {name: run["perplexity_by_range"]["12288-16384"] for name, run in cached["runs"].items()}
-        assert far["plain RoPE"] > 3 * far["YaRN"]
+    far = [r for r in ("12288-16384", "24576-32768") if int(r.split("-")[1]) <= n]
+    for r in far:  # past the trained length plain RoPE breaks and YaRN does not
+        ppl_far = {name: run["perplexity_by_range"][r] for name, run in cached["runs"].items()}
+        assert ppl_far["plain RoPE"] > 3 * ppl_far.get("YaRN", 0.0)
 
 
 # --- missing pieces and bad input ---------------------------------------------------------------
