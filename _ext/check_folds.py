@@ -39,14 +39,25 @@ class check_item(nodes.General, nodes.Element):
     """One folded cell's code, opened from its ``verdicts`` (a check) or its ``label``."""
 
 
-def _visit_group(self, node: check_group) -> None:
-    n, m = node["checks"], node["outputs"]
-    parts = [f"{n} check{'s' if n != 1 else ''}"] if n else []
-    if m:
-        parts.append(f"the code of {m} {'figure' if node['plots'] == m else 'output'}{'s' if m != 1 else ''}")
+def group_label(checks: int, outputs: int, plots: int, language: str | None = "en") -> str:
+    """The fold's one line: "6 checks and the code of 2 figures in this section" (in Chinese on
+    the Chinese edition: "本节 6 项检查和 2 张图的代码")."""
+    if (language or "en").startswith("zh"):
+        parts = [f"{checks} 项检查"] if checks else []
+        if outputs:
+            parts.append(f"{outputs} {'张图' if plots == outputs else '项输出'}的代码")
+        return "本节 " + "和 ".join(parts)
+    parts = [f"{checks} check{'s' if checks != 1 else ''}"] if checks else []
+    if outputs:
+        parts.append(f"the code of {outputs} {'figure' if plots == outputs else 'output'}{'s' if outputs != 1 else ''}")
     label = " and ".join(parts) + " in this section"
+    return label if checks else label[0].upper() + label[1:]
+
+
+def _visit_group(self, node: check_group) -> None:
+    n = node["checks"]
+    label = group_label(n, node["outputs"], node["plots"], self.config.language)
     mark = '<span class="rope-checks-mark" aria-hidden="true">✓</span> ' if n else ""
-    label = label[0].upper() + label[1:] if not n else label
     self.body.append(f'<details class="rope-checks">\n<summary>{mark}{escape(label)}</summary>\n')
 
 

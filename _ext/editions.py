@@ -102,7 +102,41 @@ def _translate_captions(app: Sphinx, doctree) -> None:
         toctree["caption"] = catalog.gettext(toctree["caption"])
 
 
+def _update_pending_xrefs(self) -> None:
+    """Sphinx's ``_NodeUpdater.update_pending_xrefs``, with the target's anchor in the key.
+
+    A translated message's cross-references get their attributes from the English message's,
+    matched by (domain, type, target). MyST puts a link's anchor in ``reftargetid``, not in the
+    target, so when one paragraph links twice into the same page (``ch9.ipynb#pi`` and
+    ``ch9.ipynb#yarn``), every translated link took the last one's anchor (Sphinx 7.4). Matching
+    on the anchor too keeps each link's own."""
+    from sphinx import addnodes
+    from sphinx.locale import __
+    from sphinx.transforms.i18n import EXCLUDED_PENDING_XREF_ATTRIBUTES
+
+    old_xrefs = [*self.node.findall(addnodes.pending_xref)]
+    new_xrefs = [*self.patch.findall(addnodes.pending_xref)]
+    self.compare_references(old_xrefs, new_xrefs,
+                            __("inconsistent term references in translated message."
+                               " original: {0}, translated: {1}"))
+
+    def key(node):
+        if (node["refdomain"], node["reftype"]) == ("std", "term"):
+            return None
+        return node["refdomain"], node["reftype"], node["reftarget"], node.get("reftargetid")
+
+    attributes = {k: old.attributes for old in old_xrefs if (k := key(old))}
+    for new in new_xrefs:
+        for name, value in attributes.get(key(new), {}).items():
+            if name not in EXCLUDED_PENDING_XREF_ATTRIBUTES:
+                new[name] = value
+
+
 def setup(app: Sphinx) -> dict:
+    from sphinx.transforms import i18n
+
+    if hasattr(i18n, "_NodeUpdater") and hasattr(i18n._NodeUpdater, "update_pending_xrefs"):
+        i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
     app.connect("html-page-context", _page_context)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)

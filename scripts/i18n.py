@@ -59,6 +59,7 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         "html_search_options": {"dict": str((root / SEARCH_DICT).resolve())},
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
+    cfg["author"] = "rope-edu 作者"  # the footer's "By ..." and copyright line
     # the English build's executed outputs: the same cache, nothing executed again
     cfg.setdefault("execute", {})["cache"] = str((root / "_build" / ".jupyter_cache").resolve())
     html = cfg.setdefault("html", {})

@@ -143,3 +143,15 @@ def test_a_wrong_check_fails_the_build(project):
         assert re.search(r"check failed: pair 1 of d = 4, base 100 turns 0\.1 rad per token", out), out[-3000:]
     finally:
         _write(project, RIGHT)
+
+
+def test_the_fold_line_speaks_the_editions_language():
+    """The Chinese edition's fold line is Chinese (issue 33): counts and kinds as in English."""
+    import check_folds
+
+    assert check_folds.group_label(6, 0, 0) == "6 checks in this section"
+    assert check_folds.group_label(1, 2, 2) == "1 check and the code of 2 figures in this section"
+    assert check_folds.group_label(0, 1, 0) == "The code of 1 output in this section"
+    assert check_folds.group_label(6, 0, 0, "zh_CN") == "本节 6 项检查"
+    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节 3 项检查和 2 项输出的代码"
+    assert check_folds.group_label(0, 2, 2, "zh_CN") == "本节 2 张图的代码"

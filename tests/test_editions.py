@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,27 @@ def test_every_page_has_its_chinese_page_and_both_link_to_each_other(built_book)
             assert Path(os.path.normpath(here.parent / link["href"])) == other, (rel, link["href"])
             alternates = {l["hreflang"] for l in soup.select('link[rel="alternate"][hreflang]')}
             assert alternates == {"en", "zh-CN"}, (rel, alternates)
+
+
+@pytest.mark.book
+def test_translated_links_keep_their_own_targets(built_book):
+    """Every page's links to the book's pages and sections go where its English page's go, one
+    for one. (Sphinx matched a translated link to its English one by page only: when a paragraph
+    linked twice into one page, every link of its translation took the last one's anchor.)"""
+    def targets(page: Path) -> list[str]:
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        article = soup.select_one("article") or soup
+        return sorted(a["href"] for a in article.select("a.reference.internal[href]")
+                      if "_images/" not in a["href"])  # pictures: the English site's, one folder up
+
+    bad = {}
+    for page in _pages(built_book):
+        rel = page.relative_to(built_book)
+        en, zh = Counter(targets(page)), Counter(targets(built_book / "zh" / rel))
+        if en != zh:
+            bad[rel.as_posix()] = {"only English": sorted((en - zh).elements())[:4],
+                                   "only Chinese": sorted((zh - en).elements())[:4]}
+    assert not bad, bad
 
 
 @pytest.mark.book
