@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from docutils.transforms import Transform
 from sphinx.application import Sphinx
 
 #: (hreflang, name shown to readers, folder under the English site)
@@ -132,11 +133,44 @@ def _update_pending_xrefs(self) -> None:
                 new[name] = value
 
 
+class _KeepHeadingSlugs(Transform):
+    """Before Sphinx's ``Locale`` transform: remember the page's MyST heading slugs.
+
+    MyST records a page's heading anchors (``#dog-bites-man``) in ``env.metadata[doc]["myst_slugs"]``
+    when it parses the page, and again, *replacing* them, whenever it parses a piece of MyST that
+    holds a heading. Sphinx's ``Locale`` parses each translated heading as a title with an rST
+    underline, which MyST reads as a setext heading: the page's record ends up with one translated
+    heading's slug, so every link to another heading of a translated page (``page.ipynb#anchor``)
+    no longer resolves, though the sections keep their English ids. This pair puts the record back.
+    """
+
+    default_priority = 19  # Locale is 20
+
+    def apply(self, **kwargs) -> None:
+        env = self.document.settings.env
+        slugs = env.metadata.get(env.docname, {}).get("myst_slugs")
+        self.document["rope_myst_slugs"] = dict(slugs) if slugs else None
+
+
+class _RestoreHeadingSlugs(Transform):
+    """After Sphinx's ``Locale`` transform: the slugs :class:`_KeepHeadingSlugs` remembered."""
+
+    default_priority = 21
+
+    def apply(self, **kwargs) -> None:
+        env = self.document.settings.env
+        slugs = self.document.attributes.pop("rope_myst_slugs", None)
+        if slugs:
+            env.metadata[env.docname]["myst_slugs"] = slugs
+
+
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
     if hasattr(i18n, "_NodeUpdater") and hasattr(i18n._NodeUpdater, "update_pending_xrefs"):
         i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
+    app.add_transform(_KeepHeadingSlugs)
+    app.add_transform(_RestoreHeadingSlugs)
     app.connect("html-page-context", _page_context)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)
