@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 
@@ -133,6 +134,37 @@ def _update_pending_xrefs(self) -> None:
                 new[name] = value
 
 
+#: Chinese punctuation that must not start a line (closing marks): kept on the line of the inline
+#: formula before it.
+_CLOSING = "，。、；：！？）」』】》"
+
+
+def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
+    """In the Chinese edition, an inline formula and the closing punctuation right after it
+    (``$x$，``) go into one ``<span class="rope-nobr">`` (``white-space: nowrap``): a browser may
+    break the line after MathJax's inline-block, and the comma would start the next line."""
+    if _edition(app) == "en":
+        return
+    for math in list(doctree.findall(nodes.math)):
+        parent = math.parent
+        if parent is None:
+            continue
+        i = parent.index(math)
+        after = parent[i + 1] if i + 1 < len(parent) else None
+        if not isinstance(after, nodes.Text) or not after.astext() or after.astext()[0] not in _CLOSING:
+            continue
+        text = after.astext()
+        n = len(text) - len(text.lstrip(_CLOSING))
+        box = nodes.inline(classes=["rope-nobr"])
+        parent.replace(math, box)
+        box += math
+        box += nodes.Text(text[:n])
+        if text[n:]:
+            parent.replace(after, nodes.Text(text[n:]))
+        else:
+            parent.remove(after)
+
+
 class _KeepHeadingSlugs(Transform):
     """Before Sphinx's ``Locale`` transform: remember the page's MyST heading slugs.
 
@@ -172,6 +204,7 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(_KeepHeadingSlugs)
     app.add_transform(_RestoreHeadingSlugs)
     app.connect("html-page-context", _page_context)
+    app.connect("doctree-resolved", _keep_punctuation_with_maths)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
