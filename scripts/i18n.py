@@ -321,6 +321,34 @@ def plot_strings(site: Path) -> set[str]:
     return out
 
 
+def maths_labels(site: Path) -> dict[str, str]:
+    """The English site's plot labels with matplotlib maths (``$...$``) and words, by SVG name: drawn
+    one glyph per ``<tspan>``, each placed on its own, so no catalog entry can translate them (the
+    plot's code must write them without ``$...$``, as Unicode, to be translated)."""
+    import html
+
+    out = {}
+    for path in sorted((site / "_images").glob("*.svg")):
+        for body in re.findall(r"<text\b[^>]*>\s*(<tspan.*?)</text>", path.read_text(encoding="utf-8"), re.S):
+            glyphs = html.unescape("".join(re.findall(r"<tspan[^>]*>([^<]*)</tspan>", body))).replace("\xa0", " ")
+            if re.search(r"[A-Za-z]{2,}", glyphs):
+                out.setdefault(glyphs, path.name)
+    return out
+
+
+def plot_labels(site: Path) -> tuple[list[str], list[str], dict[str, str]]:
+    """The English site's plot labels that no catalog entry translates, those the catalog keeps as
+    they are (maps to themselves: a model's name, a dtype, a config value, maths), both sorted, and
+    :func:`maths_labels`."""
+    sys.path.insert(0, str(ROOT))
+    from rope_edu.i18n import catalog, translate
+
+    same = {k for k, v in catalog(LANG).items() if k == v}
+    words = plot_strings(site)
+    left = sorted(w for w in words if translate(w, LANG) == w and w not in same)
+    return left, sorted(words & same), maths_labels(site)
+
+
 def check_figures(root: Path) -> int:
     """Problems of every figure catalog, printed; returns how many."""
     import json
@@ -340,11 +368,14 @@ def check_figures(root: Path) -> int:
     print(f"figure catalogs: {bad} problems")
     site = root / "_build" / "html"
     if (site / "_images").is_dir():
-        from rope_edu.i18n import translate
-
-        left = sorted(w for w in plot_strings(site) if translate(w, LANG) == w)
+        left, kept, maths = plot_labels(site)
         print(f"plots of the built English site: {len(left)} labels with no translation in the catalog"
-              + (f" (e.g. {left[:3]})" if left else ""))
+              + (f" (e.g. {left[:3]})" if left else "") + f"; {len(kept)} kept as they are by the catalog")
+        if maths:
+            readable = sorted(maths, key=lambda w: -sum(c.isascii() and c.isalpha() for c in w) / len(w))
+            print(f"  and {len(maths)} labels with $...$ maths in {len(set(maths.values()))} plots, drawn glyph "
+                  f"by glyph, stay English (their code must write them in Unicode to be translated), "
+                  f"e.g. {readable[:2]}")
     return bad
 
 

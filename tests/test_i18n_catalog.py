@@ -286,6 +286,22 @@ def test_translate_svg_translates_text_and_embeds_only_the_glyphs_it_uses():
     minidom.parseString(out.encode("utf-8"))     # still well-formed XML
 
 
+def test_plot_labels_with_no_translation_kept_as_they_are_and_in_maths(tmp_path):
+    images = tmp_path / "_images"
+    images.mkdir()
+    assert CATALOG["messages"]["RoPE"] == "RoPE" and "no such label here" not in CATALOG["messages"]
+    maths = "".join(f'<tspan x="{i}" y="0">{c}</tspan>' for i, c in enumerate("pair index\xa0i"))
+    (images / "a.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg">'
+        '<text x="1" y="2">wavelength (positions)</text>'     # translated
+        '<text x="1" y="2">RoPE</text>'                       # the catalog keeps it as it is
+        '<text x="1" y="2">no such label here</text>'         # missing
+        f'<text x="1" y="2">{maths}</text></svg>', encoding="utf-8")
+    left, kept, in_maths = tool.plot_labels(tmp_path)
+    assert left == ["no such label here"] and kept == ["RoPE"]
+    assert in_maths == {"pair index i": "a.svg"}     # drawn glyph by glyph: the catalog cannot reach it
+
+
 # --- on the built site (the book build every run makes; no browser) ----------------------------------
 
 def test_built_sites_serve_the_catalog_and_the_chinese_font(built_book):
