@@ -90,19 +90,32 @@ def _split_verdicts(text: str) -> tuple[list[str], str]:
     return verdicts, "\n".join(rest).strip("\n")
 
 
-def _label(output: nodes.Element | None) -> tuple[str, bool]:
+#: A folded cell's line in the fold, by language: (figure with a caption, figure, table, output).
+LABELS = {
+    "en": ("code of the figure: {}", "code of the figure above", "code of the table above",
+           "code of the output above"),
+    "zh": ("图的代码：{}", "上图的代码", "上表的代码", "上方输出的代码"),
+}
+
+
+def _label(output: nodes.Element | None, language: str | None = "en") -> tuple[str, bool]:
     """What a folded cell's code makes (for its line in the fold), and whether it is a plot."""
+    zh = (language or "en").startswith("zh")
+    captioned, figure, table, other = LABELS["zh" if zh else "en"]
     if output is not None:
-        for figure in output.findall(nodes.figure):
-            caption = next(iter(figure.findall(nodes.caption)), None)
+        for fig in output.findall(nodes.figure):
+            caption = next(iter(fig.findall(nodes.caption)), None)
             if caption is not None:
-                words = caption.astext().split()
-                return "code of the figure: " + " ".join(words[:9]) + (" …" if len(words) > 9 else ""), True
+                text = caption.astext()
+                if zh:   # no spaces between words: the first 24 characters
+                    return captioned.format(text[:24] + ("…" if len(text) > 24 else "")), True
+                words = text.split()
+                return captioned.format(" ".join(words[:9]) + (" …" if len(words) > 9 else "")), True
         if next(iter(output.findall(nodes.image)), None) is not None:
-            return "code of the figure above", True
+            return figure, True
         if next(iter(output.findall(nodes.table)), None) is not None or "<table" in output.astext():
-            return "code of the table above", False
-    return "code of the output above", False
+            return table, False
+    return other, False
 
 
 def _in_exercise(node: nodes.Node) -> bool:
@@ -114,7 +127,7 @@ def _in_exercise(node: nodes.Node) -> bool:
     return False
 
 
-def _fold(cell: nodes.container) -> tuple[nodes.container, list[str], str, bool]:
+def _fold(cell: nodes.container, language: str | None = "en") -> tuple[nodes.container, list[str], str, bool]:
     """Take a folded cell apart: (its code as a cell of the fold, its verdicts, its label, is a
     plot). The cell keeps, in place, whatever it printed besides its verdicts."""
     source = [c for c in cell.children if c.get("nb_element") == "cell_code_source"]
@@ -133,7 +146,7 @@ def _fold(cell: nodes.container) -> tuple[nodes.container, list[str], str, bool]
         if not output.children:
             cell.remove(output)
             output = None
-    label, plot = _label(output)
+    label, plot = _label(output, language)
     for s in source:
         cell.remove(s)
     cell["hide_mode"] = None   # the fold replaces myst-nb's "Show code cell source" bar
@@ -161,7 +174,7 @@ class GatherChecks(SphinxPostTransform):
                 continue
             group = check_group(checks=0, outputs=0, plots=0)
             for cell in cells:
-                folded, verdicts, _, plot = _fold(cell)
+                folded, verdicts, _, plot = _fold(cell, self.config.language)
                 group.append(folded)
                 if verdicts:
                     group["checks"] += len(verdicts)

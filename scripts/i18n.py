@@ -57,6 +57,9 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         # jieba splits the text into words for the search index; it knows the book's terms
         # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs
         "html_search_options": {"dict": str((root / SEARCH_DICT).resolve())},
+        # sphinx-togglebutton's hint on proofs, solutions and other dropdowns
+        "togglebutton_hint": "点击展开",
+        "togglebutton_hint_hide": "点击收起",
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
     cfg["author"] = "rope-edu 作者"  # the footer's "By ..." and copyright line

@@ -20,6 +20,9 @@ from bs4 import BeautifulSoup
 
 from conftest import ROOT, probe_repository
 
+if str(ROOT / "_ext") not in sys.path:   # the extension's own functions, imported by name
+    sys.path.insert(0, str(ROOT / "_ext"))
+
 pytestmark = [pytest.mark.book, pytest.mark.slow]
 
 TOC = "format: jb-book\nroot: book/probe_intro\nchapters:\n  - file: notebooks/probe\n"
@@ -155,3 +158,24 @@ def test_the_fold_line_speaks_the_editions_language():
     assert check_folds.group_label(6, 0, 0, "zh_CN") == "本节 6 项检查"
     assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节 3 项检查和 2 项输出的代码"
     assert check_folds.group_label(0, 2, 2, "zh_CN") == "本节 2 张图的代码"
+
+
+def test_each_folded_cells_line_speaks_the_editions_language():
+    """Inside the fold, each cell's line ("code of the table above") is Chinese in the Chinese
+    edition; a figure's line quotes its caption (its first 9 words, or 24 characters in Chinese)."""
+    from docutils import nodes
+
+    import check_folds
+
+    def output(*children):
+        return nodes.container("", *children)
+
+    table = output(nodes.table())
+    figure = output(nodes.figure("", nodes.image(uri="a.svg"),
+                                 nodes.caption("", "一二三四五六七八九十一二三四五六七八九十一二三四五六")))
+    assert check_folds._label(None) == ("code of the output above", False)
+    assert check_folds._label(table) == ("code of the table above", False)
+    assert check_folds._label(output(nodes.image(uri="a.svg")), "zh_CN") == ("上图的代码", True)
+    assert check_folds._label(table, "zh_CN") == ("上表的代码", False)
+    assert check_folds._label(None, "zh_CN") == ("上方输出的代码", False)
+    assert check_folds._label(figure, "zh_CN") == ("图的代码：一二三四五六七八九十一二三四五六七八九十一二三四…", True)

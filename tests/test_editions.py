@@ -286,3 +286,28 @@ def test_chinese_search_finds_the_terms(built_book):
             found.update(docs[i] for i in ([hits] if isinstance(hits, int) else hits))
         using = {doc for doc, body in bodies.items() if term in body}
         assert found and using <= found, (term, sorted(using - found))
+
+
+@pytest.mark.book
+def test_the_chinese_pages_controls_are_chinese(built_book):
+    """The words the build adds around the translated text are Chinese too: the dropdowns' hint
+    (sphinx-togglebutton), each folded cell's line ("上表的代码"), and inline maths keeps the
+    full-width punctuation after it on its line (no "，" at the start of a line)."""
+    english_lines = re.compile(r"code of the (?:figure|table|output)\b")
+    bad = {}
+    for page in sorted((built_book / "zh" / "notebooks").glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        problems = []
+        if "toggleHintShow = '点击展开'" not in html:
+            problems.append("toggle hint")
+        if english_lines.search(html):
+            problems.append("fold line in English")
+        soup = BeautifulSoup(html, "html.parser")
+        for math in soup.select("article span.math"):
+            after = math.next_sibling
+            if isinstance(after, str) and after[:1] in "，。、；：" and "rope-nobr" not in (math.parent.get("class") or []):
+                problems.append(f"punctuation may start a line after {math.get_text()[:30]!r}")
+                break
+        if problems:
+            bad[page.name] = problems
+    assert not bad, bad
