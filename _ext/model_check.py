@@ -6,6 +6,10 @@ module of ``rope_edu/models/``), the page's checks and code (``checks.js``, ``pa
 ``_ext/model_check/``, and ``registry.js``: the rules themselves, exported from the package by
 :func:`rope_edu.spec_export.registry_json`, so the page always reads the rules of the package the
 book was built with. Only the page that includes ``page.js`` loads them.
+
+On the Chinese site the page's raw HTML form (labels, button, headings, ``aria-label``) is written in
+Chinese through the figures' catalog (:func:`rope_edu.i18n.translate_html`), so it reads in Chinese
+without JavaScript too; ``page.js`` shows what it writes through the same catalog.
 """
 
 from __future__ import annotations
@@ -33,6 +37,20 @@ def _write_assets(app: Sphinx, exception: Exception | None) -> None:
         f"export default {registry_json()};\n", encoding="utf-8")
 
 
+def _translate_form(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """The form of the page in the site's language (a Chinese build; English: as written)."""
+    lang = (app.config.language or "en").lower()
+    if app.builder.format != "html" or not lang.startswith("zh") or 'id="model-check"' not in context.get("body", ""):
+        return
+    from rope_edu.i18n import translate_html
+
+    body = context["body"]
+    start = body.index('<div id="model-check">')
+    end = body.index('<script type="module"', start)
+    context["body"] = body[:start] + translate_html(body[start:end], "zh_CN") + body[end:]
+
+
 def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", _translate_form)
     app.connect("build-finished", _write_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

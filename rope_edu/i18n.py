@@ -329,6 +329,65 @@ def template_keys() -> dict[str, set[str]]:
     return out
 
 
+# --- the "Check your model" page of the book (book/model_check.md, _ext/model_check/) ------------------
+
+#: The page's folder of scripts in a checkout of the book (absent from an installed package): the
+#: English strings of ``MODEL_CHECK_SCRIPTS`` there and of the page's raw HTML form
+#: (``MODEL_CHECK_PAGE``) go through this catalog on the Chinese site too.
+MODEL_CHECK = Path(__file__).resolve().parents[1] / "_ext" / "model_check"
+MODEL_CHECK_SCRIPTS = ("page.js", "checks.js")
+MODEL_CHECK_PAGE = Path(__file__).resolve().parents[1] / "book" / "model_check.md"
+
+_HTML_WORDS = re.compile(r"(<(label|option|button|h2|p)\b[^>]*>)(.*?)(</\2>)|(\baria-label=\")([^\"]*)(\")", re.S)
+
+
+def html_strings(html: str) -> set[str]:
+    """The English of a raw HTML form as a reader sees it: the contents of its labels, options,
+    buttons, headings and paragraphs (their inline markup kept, white space as one space) and its
+    ``aria-label`` values, those with words."""
+    from html import unescape
+
+    found = set()
+    for m in _HTML_WORDS.finditer(html):
+        text = " ".join((m.group(3) if m.group(1) else unescape(m.group(6))).split())
+        if _WORDS.search(re.sub(r"<[^>]*>", "", text)):
+            found.add(text)
+    return found
+
+
+def translate_html(html: str, lang: str) -> str:
+    """``html`` with the strings :func:`html_strings` finds in ``lang`` (each element's contents
+    and ``aria-label`` as a whole; markup and attributes otherwise as they are)."""
+    from html import escape, unescape
+
+    def one(m: re.Match) -> str:
+        if m.group(1):
+            text = " ".join(m.group(3).split())
+            out = translate(text, lang)
+            return m.group(0) if out == text else m.group(1) + out + m.group(4)
+        text = " ".join(unescape(m.group(6)).split())
+        out = translate(text, lang)
+        return m.group(0) if out == text else m.group(5) + escape(out, quote=True) + m.group(7)
+
+    return _HTML_WORDS.sub(one, html)
+
+
+def _model_check_strings() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    if MODEL_CHECK.is_dir():
+        for name in MODEL_CHECK_SCRIPTS:
+            out[f"model_check/{name}"] = _js_strings((MODEL_CHECK / name).read_text(encoding="utf-8"))
+        # the notes of the published models (rope_edu.models), shown beside the one picked
+        from .spec_export import published_tables
+
+        out["models.PUBLISHED notes"] = {p.note for rows in published_tables().values() for p in rows.values() if p.note}
+    if MODEL_CHECK_PAGE.is_file():
+        source = MODEL_CHECK_PAGE.read_text(encoding="utf-8")
+        out["book/model_check.md"] = {s for block in re.findall(r"```\{raw\} html\n(.*?)```", source, re.S)
+                                      for s in html_strings(block)}
+    return out
+
+
 def english_strings() -> dict[str, set[str]]:
     """Every English string the figures show, by where it comes from (``js/clock.js``,
     ``widgets/clock.py``): the string and template literals of the figures' JavaScript that hold
@@ -355,4 +414,6 @@ def english_strings() -> dict[str, set[str]]:
                     strings.add(c.label)
                     strings.update(c.labels)
         out[f"widgets/{info.name}.py"] = {s for s in strings if s}
+    # in a checkout of the book: the "Check your model" page's words (its form and its scripts)
+    out.update(_model_check_strings())
     return out

@@ -544,6 +544,62 @@ def test_page_opens_at_a_published_model_named_in_its_address(site_url, browser,
         page.close()
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_chinese_page_speaks_chinese(site_url, browser, built_book):
+    """The Chinese page (zh/) at a published model, one visit (a few seconds; the only browser check of the
+    Chinese page's words): its form in Chinese in the static HTML, and what page.js writes (status, source,
+    warnings, plan, pair summary, table) through the figures' catalog, each warning's sentences as Python's
+    rope_edu.i18n.translate gives them; describe() stays English, as rope_spec prints it."""
+    from rope_edu.i18n import translate
+
+    zh = lambda text: translate(text, "zh_CN")  # noqa: E731
+    name = "Llama 3.1 8B"
+    p = M.PUBLISHED[name]
+    spec = p.spec()
+    html = (built_book / "zh" / PAGE).read_text(encoding="utf-8")
+    for english in ("A published model", "Check", "What the code does", "Layer plan", "Every pair"):
+        assert f">{zh(english)}<" in html and zh(english) != english, english
+    assert f'aria-label="{zh("Frequencies of every pair")}"' in html
+    # the warnings the page shows, in English, from checks.js in node
+    english = run_node([_json(dict(p.config))], [{"config": 0, "select": dict(p.select), "seq_len": None,
+                                                  "analyse": True}])["results"][0]["analysis"]["warnings"]
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{site_url}/zh/{PAGE}?model={name.replace(' ', '%20')}", wait_until="load")
+        page.wait_for_function("() => document.getElementById('mc-status').textContent.startsWith('已检查')")
+        shown = page.evaluate("""() => {
+          const text = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
+          return { lang: document.documentElement.lang, status: text('#mc-status')[0], source: text('#mc-source')[0],
+                   warnings: text('#mc-warnings li'), heading: text('#mc-warnings h2')[0], plan: text('#mc-plan li'),
+                   summary: text('#mc-pairs-summary')[0], headers: text('#mc-pairs thead th'),
+                   describe: text('#mc-describe')[0], describeLang: document.getElementById('mc-describe').lang };
+        }""")
+    finally:
+        page.close()
+    assert not errors, errors
+    assert shown["lang"] == "zh-CN"
+    assert shown["status"] == zh(f"Checked: {M.FAMILIES[spec.family].label}.")
+    assert shown["source"] == zh("Values from the book's table of released models.") != \
+        "Values from the book's table of released models."
+    assert {"old_loader", "bf16"} <= {w["id"] for w in english}
+    assert shown["heading"] == zh(f"Warnings ({len(english)})")
+    for w, text in zip(english, shown["warnings"], strict=True):
+        untranslated = [s for s in [w["title"], *w["parts"]] if zh(s) == s]
+        assert not untranslated, untranslated
+        assert text == zh(w["title"]) + "。" + "".join(zh(s) for s in w["parts"])
+    assert shown["headers"] == [zh(h) for h in ("pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain",
+                                                "turns in training (unscaled)", "turns at max")]
+    assert all(_CJK.search(t) for t in [*shown["plan"], shown["summary"]]), (shown["plan"], shown["summary"])
+    assert not re.search(r"[A-Za-z]{3,} (?:the|of|a|pairs?|turns?) [A-Za-z]{2,}", shown["summary"]), shown["summary"]
+    # what the code does: the text of spec.describe() for a bug report, in English, marked so
+    assert _same_text(shown["describe"], spec.describe()) and shown["describeLang"] == "en"
+
+
 def test_page_with_results_passes_axe(mc_page):
     """axe-core on the page as a reader leaves it: warnings, the description, the table (the site-wide
     survey audits the page as it loads); then with an error shown."""

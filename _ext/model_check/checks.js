@@ -30,10 +30,15 @@ export function ranges(indices) {
 
 /** One line for a layer's RoPE: what the plan groups layers by. */
 export function layerSummary(spec) {
-  const type = spec.layer_type ? `${spec.layer_type}: ` : "";
-  if (!spec.uses_rope) return `${type}no RoPE (${spec.no_rope_reason || "NoPE layer"})`;
+  const type = spec.layer_type;
+  if (!spec.uses_rope) {
+    const why = spec.no_rope_reason || "NoPE layer";
+    return type ? `${type}: no RoPE (${why})` : `no RoPE (${why})`;
+  }
   const scaling = spec.scaling === "default" ? "no scaling" : `${spec.scaling} scaling`;
-  return `${type}RoPE on ${spec.rotary_dim} of ${spec.head_dim} dims, base ${spec.base.toLocaleString("en-US")}, ${scaling}`;
+  const base = spec.base.toLocaleString("en-US");
+  return type ? `${type}: RoPE on ${spec.rotary_dim} of ${spec.head_dim} dims, base ${base}, ${scaling}`
+    : `RoPE on ${spec.rotary_dim} of ${spec.head_dim} dims, base ${base}, ${scaling}`;
 }
 
 /**
@@ -121,8 +126,9 @@ export function headSource(reg, config, spec) {
   if (family.head !== "head_dim") return `head_dim ${d} is the config's ${family.head}.`;
   const typed = family.type_head && spec.layer_type && family.type_head[spec.layer_type];
   if (typed && !data.per_layer_config) {
-    return `head_dim ${d} is ${typed[0]}${data[typed[0]] === undefined ? " (the config class default)" : ""}: ` +
-      `${family.label}'s ${spec.layer_type} layers have heads of their own size.`;
+    return data[typed[0]] === undefined
+      ? `head_dim ${d} is ${typed[0]} (the config class default): ${family.label}'s ${spec.layer_type} layers have heads of their own size.`
+      : `head_dim ${d} is ${typed[0]}: ${family.label}'s ${spec.layer_type} layers have heads of their own size.`;
   }
   if (Number.isInteger(data.head_dim) && data.head_dim === d) return `head_dim ${d} is stated in the config (head_dim).`;
   if (d !== data.head_dim && data.per_layer_config) return `head_dim ${d} comes from per_layer_config for this layer.`;
@@ -161,13 +167,15 @@ function schemasWarning(data, spec) {
       "(transformers 4's). transformers 5 keeps rope_scaling as the whole description and drops the rest of rope_parameters; " +
       "transformers 4 never reads rope_parameters.");
     if (clash.length) {
-      parts.push("They disagree: " + clash.map((k) => `rope_parameters.${k} = ${repr(params[k])} but rope_scaling.${k} = ${repr(scaling[k])}`).join("; ") + ".");
+      const pairs = clash.map((k) => `rope_parameters.${k} = ${repr(params[k])} but rope_scaling.${k} = ${repr(scaling[k])}`);
+      parts.push(`They disagree: ${pairs.join("; ")}.`);
     }
     if (lost.includes("rope_theta") && !nested) {
       const top = data.rope_theta !== undefined && data.rope_theta !== null;
-      parts.push(`rope_parameters.rope_theta = ${repr(params.rope_theta)} is among what is dropped: the base comes from ` +
-        (top ? `the top-level rope_theta = ${repr(data.rope_theta)}.` : "the config class's default, without a warning" +
-          (spec && spec.uses_rope ? ` (${spec.base.toLocaleString("en-US")} here).` : ".")));
+      const from = top ? `the top-level rope_theta = ${repr(data.rope_theta)}.`
+        : spec && spec.uses_rope ? `the config class's default, without a warning (${spec.base.toLocaleString("en-US")} here).`
+          : "the config class's default, without a warning.";
+      parts.push(`rope_parameters.rope_theta = ${repr(params.rope_theta)} is among what is dropped: the base comes from ${from}`);
     } else if (lost.length && !nested) {
       parts.push(`Dropped: ${lost.map((k) => `rope_parameters.${k}`).join(", ")}.`);
     }
@@ -178,7 +186,8 @@ function schemasWarning(data, spec) {
       `rope_parameters.rope_theta = ${repr(params.rope_theta)} (transformers 5's). Each version reads its own field.`);
   }
   if (!parts.length) return null;
-  return { id: "schemas", title: "Both config schemas present" + (spec ? "" : " and disagreeing"), text: parts.join(" ") };
+  return { id: "schemas", title: spec ? "Both config schemas present" : "Both config schemas present and disagreeing",
+    text: parts.join(" "), parts };
 }
 
 function headWarning(reg, config, data, family, spec) {
@@ -248,25 +257,34 @@ function loaderWarning(data, spec, ctx) {
   const rows = spec.scaling === "default" ? [] : pairTable(spec, { trained: null, maximum: ctx.maximum });
   const moved = rows.filter((r) => r.moved).length;
   if (spec.scaling !== "default") {
-    const at = spec.depends_on_length && ctx.maximum ? ` at ${ctx.maximum.toLocaleString("en-US")} tokens` : "";
+    // each sentence one string with its values, as the page shows it through the catalog
+    const at = spec.depends_on_length && ctx.maximum ? ctx.maximum.toLocaleString("en-US") : null;
     const older = OLDER_TRANSFORMERS[spec.scaling];
+    const past = (spec.scaling_params.original_max_position_embeddings ?? 0).toLocaleString("en-US");
     const effect = moved === 0
-      ? `the scaling moves no pair up to ${at ? at.slice(4) : "the maximum context"} (it acts only past ` +
-        `${(spec.scaling_params.original_max_position_embeddings ?? 0).toLocaleString("en-US")} tokens), so nothing changes up to ` +
-        "there; past it plain RoPE extrapolates"
-      : `${moved} of ${rows.length} pairs, the ones the scaling moves${at}, would turn at their unscaled frequencies`;
-    parts.push(`rope_type ${repr(spec.scaling)}: ` + (older ? `${older}. Code` : "code") + " that builds the frequencies " +
-      "from the base alone (an older converter or inference engine, a hand-written RoPE) drops it silently and runs " +
-      `plain RoPE: ${effect}` + (spec.attention_factor !== 1
-      ? `, and cos and sin would lose their factor ${fmtG(spec.attention_factor, 6)}.` : "."));
+      ? (at ? `the scaling moves no pair up to ${at} tokens (it acts only past ${past} tokens), so nothing changes up to ` +
+          "there; past it plain RoPE extrapolates"
+        : `the scaling moves no pair up to the maximum context (it acts only past ${past} tokens), so nothing changes up ` +
+          "to there; past it plain RoPE extrapolates")
+      : at ? `${moved} of ${rows.length} pairs, the ones the scaling moves at ${at} tokens, would turn at their unscaled frequencies`
+        : `${moved} of ${rows.length} pairs, the ones the scaling moves, would turn at their unscaled frequencies`;
+    const drop = spec.attention_factor !== 1
+      ? "that builds the frequencies from the base alone (an older converter or inference engine, a hand-written RoPE) " +
+        `drops it silently and runs plain RoPE: ${effect}, and cos and sin would lose their factor ${fmtG(spec.attention_factor, 6)}.`
+      : "that builds the frequencies from the base alone (an older converter or inference engine, a hand-written RoPE) " +
+        `drops it silently and runs plain RoPE: ${effect}.`;
+    parts.push(older ? `rope_type ${repr(spec.scaling)}: ${older}. Code ${drop}` : `rope_type ${repr(spec.scaling)}: code ${drop}`);
   }
   if (v5only && (spec.scaling !== "default" || spec.base !== 10000)) {
-    parts.push("This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read it " +
-      `and would run its config class's default base (10,000 for most families) instead of ${spec.base.toLocaleString("en-US")}` +
-      (spec.scaling !== "default" ? ", with no scaling." : "."));
+    const base = spec.base.toLocaleString("en-US");
+    parts.push(spec.scaling !== "default"
+      ? "This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read it " +
+        `and would run its config class's default base (10,000 for most families) instead of ${base}, with no scaling.`
+      : "This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read it " +
+        `and would run its config class's default base (10,000 for most families) instead of ${base}.`);
   }
   if (!parts.length) return null;
-  return { id: "old_loader", title: "A scaling an older loader would refuse or drop", text: parts.join(" ") };
+  return { id: "old_loader", title: "A scaling an older loader would refuse or drop", text: parts.join(" "), parts };
 }
 
 function bf16Warning(spec, ctx) {
@@ -286,11 +304,14 @@ function bf16Warning(spec, ctx) {
     "Load in the dtype you want (from_pretrained(..., dtype=torch.bfloat16)) instead of casting afterwards." };
 }
 
-/** The traps this config falls into: [{id, title, text}]. ``spec`` may be null (rope_spec refused it). */
+/**
+ * The traps this config falls into: [{id, title, text, parts}] (``parts``: the sentences of ``text``, each one string
+ * with its values, what the Chinese page translates). ``spec`` may be null (rope_spec refused it).
+ */
 export function warnings(reg, config, spec, published = null) {
   const { data, family } = familyOf(reg, config);
   if (!data) return [];
   const ctx = contexts(data, spec, published);
   return [schemasWarning(data, spec), headWarning(reg, config, data, family, spec), partialWarning(data, family),
-    loaderWarning(data, spec, ctx), bf16Warning(spec, ctx)].filter(Boolean);
+    loaderWarning(data, spec, ctx), bf16Warning(spec, ctx)].filter(Boolean).map((w) => ({ ...w, parts: w.parts || [w.text] }));
 }

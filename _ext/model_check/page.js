@@ -1,11 +1,18 @@
 // The "Check your model" page (book/model_check.md): reads a pasted config.json, or a published model,
 // with rope_spec.js and shows what the model's code does to positions. Runs in the reader's browser
 // only: nothing is sent anywhere, no kernel. The rules come from registry.js, written by the book build
-// from the package (rope_edu.spec_export).
+// from the package (rope_edu.spec_export). The page's words are English; on a Chinese page (<html lang>) each
+// is shown through the site's catalog (rope_edu/locales/zh_CN.json, read by the figures' loader) as it is
+// written, English strings with their values filled in, so checks.js and rope_spec.js stay in English.
+// What describe() prints and rope_spec's refusals stay English: they are the Python function's words.
 
 import registry from "./registry.js";
 import { ropeSpec, familyOf, fmtG, SpecError } from "./rope_spec.js";
 import { contexts, headSource, layerPlan, pairTable, ranges, warnings } from "./checks.js";
+import { translator } from "../rope_figures/loader.js";
+
+/** An English string in the page's language (the identity on the English page). */
+const T = await translator();
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...children) => {
@@ -22,8 +29,10 @@ const tokens = (n) => (n ? n.toLocaleString("en-US") : "unknown");
 const state = { published: null };
 
 function setup() {
+  // describe()'s text stays English (for a bug report, as Python prints it): said so to a screen reader
+  if (T.chinese) $("mc-describe").lang = "en";
   const picker = $("mc-published");
-  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.name + (p.verified ? "" : " (not verified)"))));
+  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.verified ? p.name : T(`${p.name} (not verified)`))));
   picker.addEventListener("change", () => {
     const p = registry.published[Number(picker.value)];
     state.published = p || null;
@@ -48,7 +57,7 @@ function setup() {
     picker.value = String(index);
     picker.dispatchEvent(new Event("change"));
   } else {
-    $("mc-status").textContent = "Paste a config.json or pick a published model, then press Check.";
+    $("mc-status").textContent = T("Paste a config.json or pick a published model, then press Check.");
   }
 }
 
@@ -71,7 +80,7 @@ function parse(text) {
 /** Options of the layer picker, or [] where every layer is the same. */
 function layerOptions(config, plan) {
   if (plan && plan.differ) {
-    return plan.types.map((t, i) => ({ value: `layer:${i}`, label: `layer ${i}` + (t ? ` (${t})` : ""), type: t }));
+    return plan.types.map((t, i) => ({ value: `layer:${i}`, label: T(t ? `layer ${i} (${t})` : `layer ${i}`), type: t }));
   }
   if (plan) return [];
   try {
@@ -111,13 +120,16 @@ function selection() {
 function showError(title, message) {
   const box = $("mc-error");
   const cut = message.indexOf("; supported: ");
-  const parts = [el("p", {}, el("strong", {}, title + " ")), el("p", { class: "mc-message" }, cut < 0 ? message : message.slice(0, cut) + ".")];
+  const shown = cut < 0 ? message : message.slice(0, cut) + ".";
+  // rope_spec's own refusals stay in English (the Python function's words): marked so on a Chinese page
+  const said = el("p", T.chinese && T(shown) === shown ? { class: "mc-message", lang: "en" } : { class: "mc-message" }, T(shown));
+  const parts = [el("p", {}, el("strong", {}, T(title) + " ")), said];
   if (cut >= 0) {
     // the model_types rope_spec reads: a hundred names, folded so that the message itself stays short
     const names = message.slice(cut + "; supported: ".length);
-    parts.push(el("p", {}, "Check the spelling of model_type against the repository's config.json; a multimodal " +
-      "model's language model is often in its text_config."));
-    parts.push(el("details", {}, el("summary", {}, `The ${names.split(", ").length} model_type values this page reads`),
+    parts.push(el("p", {}, T("Check the spelling of model_type against the repository's config.json; a multimodal " +
+      "model's language model is often in its text_config.")));
+    parts.push(el("details", {}, el("summary", {}, T(`The ${names.split(", ").length} model_type values this page reads`)),
       el("p", { class: "mc-message" }, names)));
   }
   box.replaceChildren(...parts);
@@ -138,7 +150,7 @@ function check(select = null, keepLayers = false) {
     // never a blank result: a bug of this page says so, in words
     showError("This page failed on that config:", `${err && err.message ? err.message : err}. ` +
       "Please report it with the config.json (rope_edu.rope_spec in Python reads the same rules).");
-    $("mc-status").textContent = "Error.";
+    $("mc-status").textContent = T("Error.");
   }
 }
 
@@ -147,9 +159,11 @@ function showSource(p) {
   const box = $("mc-source");
   box.hidden = !p;
   if (!p) return;
-  box.textContent = (p.verified ? "Values from the book's table of released models" : "Not verified: these values " +
-    "were not checked against the released config.json, so check them before you rely on them") +
-    (p.note ? ` (${p.note}).` : ".");
+  const note = p.note;
+  box.textContent = T(p.verified ? (note ? `Values from the book's table of released models (${note}).`
+    : "Values from the book's table of released models.")
+    : note ? `Not verified: these values were not checked against the released config.json, so check them before you rely on them (${note}).`
+      : "Not verified: these values were not checked against the released config.json, so check them before you rely on them.");
 }
 
 function run(select, keepLayers) {
@@ -158,7 +172,7 @@ function run(select, keepLayers) {
   if (parsed.error) {
     $("mc-layer-box").hidden = true;
     showError("Not a config.json.", parsed.error);
-    $("mc-status").textContent = "Not a config.json.";
+    $("mc-status").textContent = T("Not a config.json.");
     return;
   }
   const config = parsed.config;
@@ -176,40 +190,47 @@ function run(select, keepLayers) {
   }
   showWarnings(warnings(registry, config, spec, state.published));
   if (!spec) {
-    $("mc-status").textContent = "Not read: see the message below.";
+    $("mc-status").textContent = T("Not read: see the message below.");
     return;
   }
   $("mc-describe").textContent = spec.describe();
-  $("mc-head").textContent = headSource(registry, config, spec);
+  $("mc-head").textContent = T(headSource(registry, config, spec));
   showPlan(plan);
   if (spec.uses_rope) {
     showPairs(spec, contexts(data, spec, state.published));
   } else {
-    $("mc-pairs-summary").textContent = "This layer uses no RoPE: its queries and keys are not rotated, so it has no pairs.";
+    $("mc-pairs-summary").textContent = T("This layer uses no RoPE: its queries and keys are not rotated, so it has no pairs.");
     $("mc-pairs").replaceChildren();
   }
   $("mc-pairs-wrap").hidden = !spec.uses_rope;
   $("mc-output").hidden = false;
-  $("mc-status").textContent = `Checked: ${registry.families[spec.family].label}` + (spec.layer !== null ? `, layer ${spec.layer}` : "") + ".";
+  const label = registry.families[spec.family].label;
+  $("mc-status").textContent = T(spec.layer !== null ? `Checked: ${label}, layer ${spec.layer}.` : `Checked: ${label}.`);
 }
 
 function showWarnings(list) {
   const box = $("mc-warnings");
   if (!list.length) return;
-  box.append(el("h2", {}, `Warnings (${list.length})`));
+  box.append(el("h2", {}, T(`Warnings (${list.length})`)));
   const ul = el("ul", { class: "mc-warning-list" });
-  for (const w of list) ul.append(el("li", { "data-warning": w.id }, el("strong", {}, w.title + ". "), w.text));
+  // a warning's text is sentences of checks.js, each shown through the catalog
+  for (const w of list) {
+    ul.append(el("li", { "data-warning": w.id }, el("strong", {}, T(w.title) + (T.chinese ? "。" : ". ")),
+      T.chinese ? w.parts.map(T).join("") : w.text));
+  }
   box.append(ul);
 }
 
 function showPlan(plan) {
   const list = $("mc-plan");
   if (!plan) {
-    list.replaceChildren(el("li", {}, "The config lists no layer count: every layer is read the same way."));
+    list.replaceChildren(el("li", {}, T("The config lists no layer count: every layer is read the same way.")));
     return;
   }
-  const items = plan.groups.map((g) => el("li", {}, el("strong", {}, `${g.layers.length === 1 ? "layer" : "layers"} ${ranges(g.layers)}: `), g.summary));
-  if (plan.shown < plan.count) items.push(el("li", {}, `(the first ${plan.shown} of ${plan.count} layers)`));
+  const items = plan.groups.map((g) => el("li", {},
+    el("strong", {}, T(g.layers.length === 1 ? `layer ${ranges(g.layers)}` : `layers ${ranges(g.layers)}`) + (T.chinese ? "：" : ": ")),
+    T(g.summary)));
+  if (plan.shown < plan.count) items.push(el("li", {}, T(`(the first ${plan.shown} of ${plan.count} layers)`)));
   list.replaceChildren(...items);
 }
 
@@ -227,19 +248,20 @@ function showPairs(spec, ctx) {
   }
   const atMax = spec.depends_on_length && ctx.maximum;
   parts.push(spec.scaling === "default" ? "No scaling: every pair turns at b^(−2i/d)."
-    : `The ${spec.scaling} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1)` + (atMax
-      ? `. It depends on the length: the table shows the frequencies at the maximum context, ${tokens(ctx.maximum)} tokens ` +
-        "(up to the original context the model uses other ones; describe() above gives those)." : "."));
+    : atMax ? `The ${spec.scaling} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1). It depends on the length: ` +
+      `the table shows the frequencies at the maximum context, ${tokens(ctx.maximum)} tokens ` +
+      "(up to the original context the model uses other ones; describe() above gives those)."
+      : `The ${spec.scaling} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1).`);
   if (still) parts.push(`${still} pairs do not turn at all (proportional RoPE).`);
-  $("mc-pairs-summary").textContent = parts.join(" ");
+  $("mc-pairs-summary").textContent = T.chinese ? parts.map(T).join("") : parts.join(" ");
   const head = el("tr", {}, ...["pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain", "turns in training (unscaled)", "turns at max"]
-    .map((h) => el("th", { scope: "col" }, h)));
+    .map((h) => el("th", { scope: "col" }, T(h))));
   const body = rows.map((r) => el("tr", r.moved ? { class: "mc-moved" } : {},
     el("th", { scope: "row" }, String(r.pair)), el("td", {}, num(r.inv_freq)), el("td", {}, num(r.wavelength)),
     el("td", {}, r.moved ? num(r.ratio) : "1"),
-    el("td", {}, r.turns_trained === null ? "–" : num(r.turns_trained) + (r.turns_trained < 1 ? " (arc)" : "")),
+    el("td", {}, r.turns_trained === null ? "–" : r.turns_trained < 1 ? T(`${num(r.turns_trained)} (arc)`) : num(r.turns_trained)),
     el("td", {}, num(r.turns_max))));
-  $("mc-pairs").replaceChildren(el("caption", {}, "Every rotated pair of this layer"), el("thead", {}, head), el("tbody", {}, ...body));
+  $("mc-pairs").replaceChildren(el("caption", {}, T("Every rotated pair of this layer")), el("thead", {}, head), el("tbody", {}, ...body));
 }
 
 setup();

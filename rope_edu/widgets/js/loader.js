@@ -11,6 +11,20 @@ const CATALOG = LANG.startsWith("zh")
     .catch((err) => { console.error(`rope-edu figures: no Chinese catalog (${err})`); return {}; })
   : Promise.resolve({});
 
+/**
+ * The page's words for the site's scripts other than the figures (the "Check your model" page,
+ * _ext/model_check/page.js): resolves to a function from an English string (a catalog key, values
+ * filled in) to the page's language, matched as the figures match it (core.js's tr); on an English
+ * page, the identity. `chinese`: whether the page is Chinese (its punctuation).
+ */
+export async function translator() {
+  const messages = await CATALOG;
+  if (!Object.keys(messages).length) return Object.assign((s) => s, { chinese: false });
+  const { compileMessages, tr } = await import(new URL("core.js", import.meta.url));
+  const compiled = compileMessages(messages);
+  return Object.assign((s) => tr(s, compiled), { chinese: true });
+}
+
 function standInModel(payload, messages) {
   const values = { ...payload.state, _name: payload.name, _title: payload.title, _controls: payload.controls, _data: payload.data, _defaults: payload.defaults, _messages: messages };
   const listeners = new Map();
