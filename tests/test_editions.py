@@ -311,3 +311,34 @@ def test_the_chinese_pages_controls_are_chinese(built_book):
         if problems:
             bad[page.name] = problems
     assert not bad, bad
+
+
+@pytest.mark.book
+def test_every_chinese_chapter_page_is_at_least_95_percent_chinese(built_book):
+    """Issue 33's measure: at least 95 % of each chapter page's paragraphs, list items, headings,
+    captions and table headers are Chinese. Prose only: code, maths, citations, the code's outputs,
+    the folded checks and the link to the English page are not counted, nor an element whose prose
+    is a name or two ("vLLM", "bfloat16")."""
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    english = re.compile(r"[A-Za-z]{2,}[\s,.;:'’-]+[A-Za-z]{2,}")
+    low = {}
+    for page in sorted((built_book / "zh" / "notebooks").glob("*.html")):
+        article = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one("article")
+        for skip in article.select(".cell_output, pre, .rope-checks, script, style, code, .math, math, "
+                                   "a.reference.internal[href*='bibliography']"):
+            skip.decompose()
+        for switch in article.select("a[hreflang]"):
+            switch.decompose()
+        kinds = {"zh": 0, "en": []}
+        for el in article.select("p, li, h1, h2, h3, h4, figcaption, caption, th"):
+            if el.find(["p", "li"]):
+                continue   # counted by its own paragraphs
+            text = el.get_text(" ", strip=True)
+            if cjk.search(text):
+                kinds["zh"] += 1
+            elif english.search(text):
+                kinds["en"].append(text[:60])
+        share = kinds["zh"] / max(1, kinds["zh"] + len(kinds["en"]))
+        if share < 0.95:
+            low[page.name] = (f"{share:.0%}", kinds["en"][:3])
+    assert not low, low
