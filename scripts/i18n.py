@@ -1,6 +1,8 @@
 """The Chinese edition: one source (the English chapters), gettext catalogs under locales/zh_CN/.
 
     python scripts/i18n.py update        # after the English changed: refresh the catalogs, list what to translate
+                                         # (the pages' and outputs.po, the built English chapters' plot captions,
+                                         # alt texts, table captions and headers)
     python scripts/i18n.py check         # untranslated or fuzzy messages, and translations that changed the maths,
                                          # roles, code spans, link targets or numbers of their English message
     python scripts/i18n.py build         # the Chinese site into _build/html/zh (make book runs it after the English)

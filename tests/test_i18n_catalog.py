@@ -389,3 +389,12 @@ def test_translate_tables_translates_caption_and_headers_not_cells():
     assert "<caption>Men 等人的判据 &lt;1&gt;</caption>" in out
     assert '<th scope="col">底数</th><th scope="col">head_\u200bdim</th>' in out and "<td>base</td><td>0.5</td>" in out
 
+
+
+def test_outputs_catalog_translated():
+    """Every text of the chapters' outputs has its Chinese (scripts/i18n.py check checks the rest)."""
+    import polib
+
+    po = polib.pofile(str(ROOT / tool.LOCALES / tool.LANG / "LC_MESSAGES" / f"{tool.OUTPUTS}.po"))
+    left = [e.msgid for e in po if not e.obsolete and (not e.msgstr or "fuzzy" in e.flags)]
+    assert not left, f"{len(left)} texts to translate in outputs.po, e.g. {left[:3]}"
