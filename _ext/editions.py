@@ -8,12 +8,14 @@ editions and a visible link to the other one above its title.
 
 from __future__ import annotations
 
-from html import escape
+import re
+from html import escape, unescape
 from pathlib import Path
 
 from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 
 #: (hreflang, name shown to readers, folder under the English site)
 EDITIONS = (("en", "English", ""), ("zh-CN", "中文", "zh/"))
@@ -165,6 +167,77 @@ def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
             parent.remove(after)
 
 
+#: The code cells' outputs' words (plot captions and alt texts, table captions and headers): one
+#: catalog for all pages, ``locales/<lang>/LC_MESSAGES/outputs.po`` (``scripts/i18n.py update``).
+OUTPUTS = "outputs"
+
+_TABLE_HTML = re.compile(r'<div class="rope-table".*?</table>', re.S)
+_TABLE_TEXT = re.compile(r"(<caption>|<th\b[^>]*>)(.*?)(</caption>|</th>)", re.S)
+
+
+def translate_tables(text: str, messages: dict[str, str]) -> str:
+    """``text`` (an output's HTML) with the captions and column headers of its ``rope_edu.table``
+    tables through ``messages`` (English -> translation); cells, and what no message matches,
+    stay as they are."""
+    def one(m: re.Match) -> str:
+        words = unescape(m.group(2)).strip()
+        return m.group(1) + escape(messages[words], quote=False) + m.group(3) if words in messages else m.group(0)
+
+    return _TABLE_HTML.sub(lambda t: _TABLE_TEXT.sub(one, t.group(0)), text)
+
+
+def output_catalog(app: Sphinx) -> tuple[Path | None, dict[str, str]]:
+    """(path, English -> translation) of this edition's outputs catalog; (None, {}) in English."""
+    if _edition(app) == "en":
+        return None, {}
+    from reader_notebooks import catalog_messages
+
+    for folder in app.config.locale_dirs:
+        path = Path(app.srcdir) / folder / app.config.language / "LC_MESSAGES" / f"{OUTPUTS}.po"
+        if path.is_file():
+            key = (str(path), path.stat().st_mtime_ns)
+            if _OUTPUT_CACHE.get("key") != key:
+                _OUTPUT_CACHE.update(key=key, messages=catalog_messages(path))
+            return path, _OUTPUT_CACHE["messages"]
+    return None, {}
+
+
+_OUTPUT_CACHE: dict = {}
+
+
+class _OutputTexts(SphinxTransform):
+    """In another edition: the words of the code cells' outputs through its outputs catalog. The
+    plots' numbered figures (``_ext/book_plots.py``'s PlotFigures, priority 800) get their caption
+    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption and headers."""
+
+    default_priority = 810
+
+    def apply(self, **kwargs) -> None:
+        path, messages = output_catalog(self.app)
+        if path is None:
+            return
+        found = False
+        for figure in self.document.findall(nodes.figure):
+            if "rope-plot" not in figure["classes"]:
+                continue
+            found = True
+            for image in figure.findall(nodes.image):
+                image["alt"] = messages.get(image.get("alt", ""), image.get("alt", ""))
+            for caption in figure.findall(nodes.caption):
+                text = caption.astext()
+                if text in messages:
+                    caption[:] = [nodes.Text(messages[text])]
+                    caption.rawsource = messages[text]
+        for raw in list(self.document.findall(nodes.raw)):
+            if "html" in raw.get("format", "").split() and 'class="rope-table"' in raw.astext():
+                found = True
+                text = translate_tables(raw.astext(), messages)
+                raw[:] = [nodes.Text(text)]
+                raw.rawsource = text
+        if found:   # the page is read again when the catalog changes
+            self.env.note_dependency(str(path))
+
+
 class _KeepHeadingSlugs(Transform):
     """Before Sphinx's ``Locale`` transform: remember the page's MyST heading slugs.
 
@@ -196,13 +269,48 @@ class _RestoreHeadingSlugs(Transform):
             env.metadata[env.docname]["myst_slugs"] = slugs
 
 
+def _index_terms_inside_terms() -> None:
+    """Sphinx's Chinese search indexes the words jieba cuts the text into. With the term table as
+    jieba's dictionary, 正弦位置编码 is one word, and ``cut_for_search`` adds only its two- and
+    three-character parts (正弦, 位置, 编码): a search for 位置编码 missed a page that says only
+    正弦位置编码. The page's words now also include each term of the dictionary found inside a
+    longer word."""
+    import os
+
+    from sphinx.search import zh
+
+    if getattr(zh.SearchChinese, "_rope_terms_inside", False):
+        return
+    init, split = zh.SearchChinese.init, zh.SearchChinese.split
+
+    def init_with_terms(self, options: dict) -> None:
+        init(self, options)
+        path = options.get("dict")
+        words = set()
+        if path and os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                words = {line.split()[0] for line in f if line.strip()}
+        self._rope_terms = sorted(words)
+
+    def split_with_terms(self, text: str) -> list[str]:
+        words = split(self, text)
+        terms = getattr(self, "_rope_terms", ())
+        return words + [t for w in words if len(w) > 3 for t in terms if t != w and t in w]
+
+    zh.SearchChinese.init = init_with_terms
+    zh.SearchChinese.split = split_with_terms
+    zh.SearchChinese._rope_terms_inside = True
+
+
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
     if hasattr(i18n, "_NodeUpdater") and hasattr(i18n._NodeUpdater, "update_pending_xrefs"):
         i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
+    _index_terms_inside_terms()
     app.add_transform(_KeepHeadingSlugs)
     app.add_transform(_RestoreHeadingSlugs)
+    app.add_transform(_OutputTexts)
     app.connect("html-page-context", _page_context)
     app.connect("doctree-resolved", _keep_punctuation_with_maths)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees

@@ -1,6 +1,8 @@
 """The Chinese edition: one source (the English chapters), gettext catalogs under locales/zh_CN/.
 
     python scripts/i18n.py update        # after the English changed: refresh the catalogs, list what to translate
+                                         # (the pages' and outputs.po, the built English chapters' plot captions,
+                                         # alt texts, table captions and headers)
     python scripts/i18n.py check         # untranslated or fuzzy messages, and translations that changed the maths,
                                          # roles, code spans, link targets or numbers of their English message
     python scripts/i18n.py build         # the Chinese site into _build/html/zh (make book runs it after the English)
@@ -116,6 +118,7 @@ def update(root: Path) -> int:
     if _jupyter_book(root, config(root, gettext=True), pot, "--builder", "custom", "--custom-builder", "gettext"):
         return 1
     basic.update(str(root / LOCALES), str(pot / "_build" / "gettext"), (LANG,))
+    update_outputs(root)
     print(f"glossary: {fill_glossary(root)} terms set from {TERMS}")
     todo = 0
     for po_path in sorted((root / LOCALES / LANG / "LC_MESSAGES").rglob("*.po")):
@@ -132,6 +135,90 @@ def update(root: Path) -> int:
             print(f"{po_path.relative_to(root)}: {len(left)} to translate")
     print(f"{todo} messages to translate")
     return 0
+
+
+# --- the code cells' outputs: plot captions and alt texts, table captions and headers ------------
+#
+# A chapter's outputs come from the English build's executed notebooks (the Chinese build reuses
+# them): their words are not in the pages' catalogs. ``update`` gathers them from the built English
+# pages into one catalog, locales/zh_CN/LC_MESSAGES/outputs.po (``#:`` the pages that show each);
+# the Chinese build puts them through it (_ext/editions.py, _OutputTexts).
+
+#: The outputs' catalog: its domain (locales/zh_CN/LC_MESSAGES/outputs.po).
+OUTPUTS = "outputs"
+
+_PLOT = re.compile(r'<figure class="rope-plot[^"]*"[^>]*>(.*?)</figure>', re.S)
+_TABLE = re.compile(r'<div class="rope-table"[^>]*>(.*?)</table>', re.S)
+
+
+def output_messages(page: str) -> list[tuple[str, str]]:
+    """(kind, English text) of each plot caption and alt text (``_ext/book_plots.py``'s figures)
+    and each table caption and column header (``rope_edu.table``) of a built page's HTML, in
+    page order; a figure's caption is its alt text where the plot has none."""
+    import html
+
+    found = []
+    for m in sorted([*_PLOT.finditer(page), *_TABLE.finditer(page)], key=lambda m: m.start()):
+        part = m.group(1)
+        if m.re is _PLOT:
+            caption = re.search(r'<span class="caption-text">(.*?)</span>', part, re.S)
+            alt = re.search(r'<img\b[^>]*?\balt="([^"]*)"', part)
+            found += [("plot caption", caption and caption.group(1)), ("plot alt text", alt and alt.group(1))]
+        else:
+            caption = re.search(r"<caption>(.*?)</caption>", part, re.S)
+            found.append(("table caption", caption and caption.group(1)))
+            found += [("table header", h) for h in re.findall(r"<th\b[^>]*>(.*?)</th>", part, re.S)]
+    return [(kind, html.unescape(text).strip()) for kind, text in found if text and text.strip()]
+
+
+def outputs_pot(site: Path):
+    """The outputs' template catalog (polib) from the built English chapter pages of ``site``:
+    one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
+    import polib
+
+    pages = sorted((site / "notebooks").glob("*.html"))
+    if not pages:
+        return None
+    pot = polib.POFile(wrapwidth=0)
+    pot.metadata = {"Project-Id-Version": "rope-edu", "MIME-Version": "1.0",
+                    "Content-Type": "text/plain; charset=utf-8", "Content-Transfer-Encoding": "8bit"}
+    entries: dict[str, polib.POEntry] = {}
+    for path in pages:
+        where = path.relative_to(site).with_suffix("").as_posix()
+        for kind, text in output_messages(path.read_text(encoding="utf-8")):
+            entry = entries.get(text)
+            if entry is None:
+                entry = entries[text] = polib.POEntry(msgid=text, msgstr="", occurrences=[], comment=kind)
+                pot.append(entry)
+            if (where, "") not in entry.occurrences:
+                entry.occurrences.append((where, ""))
+            if kind not in entry.comment.split(", "):
+                entry.comment += f", {kind}"
+    return pot
+
+
+def update_outputs(root: Path) -> int:
+    """Merge the outputs' texts of the built English site into ``outputs.po`` as sphinx-intl merges
+    the pages' (a changed text fuzzy, a gone one obsolete); returns how many messages it has, or
+    -1 (catalog left alone) when there is no English build."""
+    from sphinx_intl import basic
+
+    pot = outputs_pot(root / "_build" / "html")
+    if pot is None:
+        print(f"{OUTPUTS}.po: no English build (_build/html/notebooks), left as it is")
+        return -1
+    folder = root / "_build" / "i18n_outputs"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    pot.save(str(folder / f"{OUTPUTS}.pot"))
+    basic.update(str(root / LOCALES), str(folder), (LANG,))
+    shutil.rmtree(folder)
+    import polib
+
+    path = root / LOCALES / LANG / "LC_MESSAGES" / f"{OUTPUTS}.po"
+    polib.pofile(str(path), wrapwidth=0).save()   # one line a message, as the pages' catalogs
+    print(f"{OUTPUTS}.po: {len(pot)} texts of the chapters' outputs (plot captions and alt texts, table captions and headers)")
+    return len(pot)
 
 
 # --- the gate ------------------------------------------------------------------------------------

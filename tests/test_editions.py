@@ -342,3 +342,31 @@ def test_every_chinese_chapter_page_is_at_least_95_percent_chinese(built_book):
         if share < 0.95:
             low[page.name] = (f"{share:.0%}", kinds["en"][:3])
     assert not low, low
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.book
+def test_chinese_chapters_show_the_outputs_texts_in_chinese(built_book):
+    """The plots' captions and alt texts and the tables' captions and headers of the Chinese chapter
+    pages come from locales/zh_CN/LC_MESSAGES/outputs.po: every plot caption and alt text holds
+    Chinese, and no caption or header is an English text that the catalog translates; the English
+    pages show their English texts."""
+    import polib
+
+    po = polib.pofile(str(ROOT / i18n.LOCALES / i18n.LANG / "LC_MESSAGES" / f"{i18n.OUTPUTS}.po"))
+    translated = {e.msgid: e.msgstr for e in po if not e.obsolete and e.msgstr and e.msgstr != e.msgid}
+    plots = 0
+    for en in sorted((built_book / "notebooks").glob("*.html")):
+        english = i18n.output_messages(en.read_text(encoding="utf-8"))
+        chinese = i18n.output_messages((built_book / "zh" / "notebooks" / en.name).read_text(encoding="utf-8"))
+        assert [k for k, _ in chinese] == [k for k, _ in english], f"{en.name}: not the same plots and tables"
+        assert all(e in translated or e == z for (_, e), (_, z) in zip(english, chinese)), en.name
+        for (kind, e), (_, z) in zip(english, chinese):
+            if kind.startswith("plot"):
+                plots += 1
+                assert _HAN.search(z) and not _HAN.search(e), f"{en.name}: {kind} {z!r}"
+            elif e in translated:
+                assert z == translated[e], f"{en.name}: {kind} {z!r}, not {translated[e]!r}"
+    assert plots > 50

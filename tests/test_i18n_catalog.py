@@ -340,3 +340,77 @@ def test_built_chinese_plots_translate_what_the_catalog_holds(built_book):
         assert "data:font/woff;base64," in svg or not tool.cjk_characters(i18n.translate(w, "zh_CN") for w in translated)
         for w in translated:
             assert f">{html.escape(i18n.translate(w, 'zh_CN'), quote=False)}</text>" in svg
+
+
+# --- the code cells' outputs: plot captions and alt texts, table captions and headers ----------------
+
+def _plot_html(caption: str, alt: str) -> str:
+    """A plot as _ext/book_plots.py's PlotFigures puts it on a page."""
+    return (f'<figure class="rope-plot align-default" id="id5">\n<img alt="{html.escape(alt)}" src="../_images/x.svg" '
+            f'loading="lazy" />\n<figcaption>\n<p><span class="caption-number">Fig. 2.1 </span><span class="caption-text">'
+            f'{html.escape(caption, quote=False)}</span><a class="headerlink" href="#id5">#</a></p>\n</figcaption>\n</figure>')
+
+
+def test_output_messages_of_a_page():
+    from rope_edu import table
+
+    tab = table([[128, 0.5]], ["head_\u200bdim", "base b"], caption="Men et al.'s <criterion>")._repr_html_()
+    page = f"<p>prose</p>{_plot_html('Each row is one code: 1 < 2.', 'Heatmap & more')}<div>{tab}</div>"
+    assert tool.output_messages(page) == [
+        ("plot caption", "Each row is one code: 1 < 2."), ("plot alt text", "Heatmap & more"),
+        ("table caption", "Men et al.'s <criterion>"), ("table header", "head_\u200bdim"), ("table header", "base b")]
+    # a table without a caption; a figure that is not a plot is not an output
+    assert tool.output_messages(table([[1]], ["x"])._repr_html_() + '<figure class="align-default"><img alt="a"/></figure>') == [
+        ("table header", "x")]
+
+
+def test_outputs_catalog_is_merged_like_the_pages(tmp_path):
+    """update_outputs: a message per text with its pages; a changed text comes back fuzzy (or
+    untranslated), a gone one obsolete, a kept one keeps its translation."""
+    import polib
+
+    pages = tmp_path / "_build" / "html" / "notebooks"
+    pages.mkdir(parents=True)
+    (tmp_path / tool.LOCALES / tool.LANG / "LC_MESSAGES").mkdir(parents=True)
+    one = _plot_html("The wavelength of each pair grows with its index.", "Three lines rising to the right.")
+    (pages / "01_a.html").write_text(one, encoding="utf-8")
+    (pages / "02_b.html").write_text(one + _plot_html("Perplexity against context.", "One line."), encoding="utf-8")
+    assert tool.update_outputs(tmp_path) == 4
+    path = tmp_path / tool.LOCALES / tool.LANG / "LC_MESSAGES" / "outputs.po"
+    po = polib.pofile(str(path))
+    entry = po.find("The wavelength of each pair grows with its index.")
+    assert entry.occurrences == [("notebooks/01_a", ""), ("notebooks/02_b", "")] and entry.comment == "plot caption"
+    for e in po:
+        e.msgstr = "译文"
+    po.save()
+    (pages / "02_b.html").write_text(_plot_html("The wavelength of each pair grows with its index!", "One line."),
+                                     encoding="utf-8")
+    (pages / "01_a.html").unlink()
+    assert tool.update_outputs(tmp_path) == 2
+    po = polib.pofile(str(path))
+    assert po.find("One line.").msgstr == "译文" and "fuzzy" not in po.find("One line.").flags
+    changed = po.find("The wavelength of each pair grows with its index!")
+    assert not changed.msgstr or "fuzzy" in changed.flags
+    assert {e.msgid for e in po.obsolete_entries()} >= {"Perplexity against context.", "Three lines rising to the right."}
+    assert tool.update_outputs(tmp_path / "no site") == -1
+
+
+def test_translate_tables_translates_caption_and_headers_not_cells():
+    import editions
+    from rope_edu import table
+
+    tab = table([["base", 0.5]], ["base", "head_\u200bdim"], caption="Men et al.'s criterion")._repr_html_()
+    out = editions.translate_tables(f"<p>base</p>{tab}", {"base": "底数", "Men et al.'s criterion": "Men 等人的判据 <1>"})
+    assert out.startswith("<p>base</p>")                       # only the table's caption and headers
+    assert "<caption>Men 等人的判据 &lt;1&gt;</caption>" in out
+    assert '<th scope="col">底数</th><th scope="col">head_\u200bdim</th>' in out and "<td>base</td><td>0.5</td>" in out
+
+
+
+def test_outputs_catalog_translated():
+    """Every text of the chapters' outputs has its Chinese (scripts/i18n.py check checks the rest)."""
+    import polib
+
+    po = polib.pofile(str(ROOT / tool.LOCALES / tool.LANG / "LC_MESSAGES" / f"{tool.OUTPUTS}.po"))
+    left = [e.msgid for e in po if not e.obsolete and (not e.msgstr or "fuzzy" in e.flags)]
+    assert not left, f"{len(left)} texts to translate in outputs.po, e.g. {left[:3]}"
