@@ -720,7 +720,7 @@ def window_perplexity(run: dict[str, Any], n_tokens: int, block: int, window: in
 
     The cache keeps the mean log-likelihood of the predicted tokens in each block of ``block``
     positions (the token at position ``p`` is predicted for ``1 <= p < n_tokens``, so the first
-    and the last block hold one token fewer). A window is whole blocks; its perplexity is
+    block holds one token fewer). A window is whole blocks; its perplexity is
     ``exp(-mean)`` over its predicted tokens, each block weighted by how many it holds.
     """
     n_tokens, block, window = check_int(n_tokens, "n_tokens", 2), check_int(block, "block", 1), check_int(window, "window", 1)
