@@ -109,6 +109,23 @@ def _is_math(msgid: str) -> bool:
         and not re.search(r"\s[a-z]{3,}\s[a-z]{3,}\s", re.sub(r"\\text\{[^}]*\}", "", text)) and "\\" in text
 
 
+def tidy(po) -> int:
+    """What makes a catalog invalid gettext (``msgfmt --check``), though polib and Sphinx read it:
+    an obsolete entry whose msgid is also a live one (a message that came back), and gettext's
+    guess that prose with a "%" is a Python format string (``#, python-format``, which msgfmt then
+    checks). Removes both from ``po`` (a polib catalog); returns how many it changed."""
+    live = {e.msgid for e in po if not e.obsolete}
+    changed = 0
+    for entry in [e for e in po if e.obsolete and e.msgid in live]:
+        po.remove(entry)
+        changed += 1
+    for entry in po:
+        if "python-format" in entry.flags:
+            entry.flags.remove("python-format")
+            changed += 1
+    return changed
+
+
 def update(root: Path) -> int:
     import polib
     from sphinx_intl import basic
@@ -123,6 +140,7 @@ def update(root: Path) -> int:
     todo = 0
     for po_path in sorted((root / LOCALES / LANG / "LC_MESSAGES").rglob("*.po")):
         po = polib.pofile(str(po_path), wrapwidth=0)
+        tidy(po)
         for entry in po:
             if _is_math(entry.msgid) and (not entry.msgstr or "fuzzy" in entry.flags):
                 entry.msgstr = entry.msgid   # maths is not translated (a fuzzy match is old maths)

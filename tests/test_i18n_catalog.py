@@ -414,3 +414,25 @@ def test_outputs_catalog_translated():
     po = polib.pofile(str(ROOT / tool.LOCALES / tool.LANG / "LC_MESSAGES" / f"{tool.OUTPUTS}.po"))
     left = [e.msgid for e in po if not e.obsolete and (not e.msgstr or "fuzzy" in e.flags)]
     assert not left, f"{len(left)} texts to translate in outputs.po, e.g. {left[:3]}"
+
+
+def test_catalogs_are_valid_gettext():
+    """No catalog holds what ``msgfmt --check`` rejects: an obsolete entry with a live entry's msgid
+    (a message that came back) or a ``python-format`` flag on prose with a "%". ``update`` tidies
+    both (``tool.tidy``)."""
+    import polib
+
+    po = polib.POFile()
+    po.append(polib.POEntry(msgid="back again", msgstr="又回来了"))
+    po.append(polib.POEntry(msgid="back again", msgstr="旧的", obsolete=True))
+    po.append(polib.POEntry(msgid="25% of pairs", msgstr="25% 的维度对", flags=["python-format"]))
+    assert tool.tidy(po) == 2
+    assert [(e.msgid, e.obsolete, e.flags) for e in po] == [("back again", False, []), ("25% of pairs", False, [])]
+    bad = {}
+    for path in sorted((ROOT / "locales").rglob("*.po")):
+        catalog = polib.pofile(str(path))
+        live = {e.msgid for e in catalog if not e.obsolete}
+        problems = [e.msgid[:40] for e in catalog if (e.obsolete and e.msgid in live) or "python-format" in e.flags]
+        if problems:
+            bad[path.name] = problems
+    assert not bad, f"run: python scripts/i18n.py update ({bad})"
