@@ -206,7 +206,7 @@ def plain_formula(x: np.ndarray, positions, layout: str) -> np.ndarray:
 def test_half_kernel_blocks_equal_the_plain_formula_exactly(monkeypatch, block_bytes, shape, pos_shape):
     """Blocks (cache-sized, tiny, per row) and shared tables change the order of work, not one bit
     of the result: the same float32 products and sums as the formula written out."""
-    monkeypatch.setattr(rope_edu.rope, "_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(rope_edu.kernels, "BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(1)
     x = rng.standard_normal(shape).astype(np.float32)
     pos = rng.integers(0, 5000, pos_shape)
