@@ -24,13 +24,15 @@ the same dtype, and returns a new array of ``x``'s shape.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Callable
 
 import numpy as np
 
 from ._checks import check_choice
 
-__all__ = ["BACKENDS", "DTYPES", "use", "backend", "rotate"]
+__all__ = ["BACKENDS", "DTYPES", "TABLES", "TableCache", "use", "backend", "rotate"]
 
 Kernel = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -38,34 +40,97 @@ Kernel = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _plain(a: np.ndarray) -> np.ndarray:
+    """``a`` itself if it is C-contiguous and writable, else a copy that is (one compiled numba
+    version per dtype then serves every call)."""
+    return a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C")
+
+
 def _group_rows(x_shape: tuple[int, ...], cos: np.ndarray, sin: np.ndarray):
     """The distinct tables of the rows of ``x`` (all axes but the last two), and which row uses which.
 
-    ``cos`` and ``sin`` broadcast to ``x_shape[:-1] + (h,)``; along every axis where they are only
-    broadcast (e.g. one table for all heads) the kernels read one table, not a copy per row.
+    ``cos`` and ``sin`` broadcast to ``x_shape[:-1] + (h,)``; along every leading axis where they
+    have size 1 (e.g. one table for all heads) the kernels read one table, not a copy per row.
 
     Returns
     -------
-    cos, sin : numpy.ndarray, shape (T, seq or 1, h), C-contiguous
-        The ``T`` distinct tables (``seq`` is ``x_shape[-2]``; 1 where one position serves a row).
+    cos, sin : numpy.ndarray, shape (T, seq or 1, h)
+        The ``T`` distinct tables (``seq`` is ``x_shape[-2]``; 1 where one position serves a row),
+        views of the given ones where their memory allows.
     which : numpy.ndarray of intp, shape (rows,), or None
         ``which[r]`` is the table of row ``r`` of ``x.reshape(rows, seq, dim)``; ``None`` when every
         row uses table 0 (positions shared by all batches and heads: the usual case).
     """
     lead = x_shape[:-1] if len(x_shape) >= 2 else (1,)
-    full = np.broadcast_to(cos, (*lead, cos.shape[-1]))
-    keep = tuple(slice(None) if st else slice(0, 1) for st in full.strides[:-1])
-    kept = full[keep].shape
-    n_tables = int(np.prod(kept[:-2], dtype=np.int64))
-
-    def distinct(table: np.ndarray) -> np.ndarray:
-        part = np.broadcast_to(table, full.shape)[keep]
-        return np.ascontiguousarray(part).reshape(n_tables, *kept[-2:])
-
+    aligned = (1,) * (len(lead) + 1 - cos.ndim) + cos.shape  # the table's shape, axes lined up with x's
+    n_tables = int(np.prod(aligned[:-2], dtype=np.int64))
+    cos3, sin3 = (t.reshape(n_tables, *aligned[-2:]) for t in (cos, sin))
     if n_tables == 1:
-        return distinct(cos), distinct(sin), None
-    ids = np.arange(n_tables).reshape(kept[:-2])
-    return distinct(cos), distinct(sin), np.broadcast_to(ids, full.shape[:-2]).ravel()
+        return cos3, sin3, None
+    ids = np.arange(n_tables).reshape(aligned[:-2])
+    return cos3, sin3, np.broadcast_to(ids, lead[:-1]).ravel()
+
+
+# --- the cos/sin tables, kept for the next call ----------------------------------------------
+
+
+class TableCache:
+    """The cos and sin tables of the last few calls, by positions, frequencies and dtype.
+
+    Their float64 cos and sin cost about half a copy of a (32, 4096, 128) float32 ``x``
+    (``make bench``), and a model rotates the queries and keys of every layer at the same
+    positions: like a model's own rotary module, which computes cos and sin once per forward pass,
+    :func:`rope_edu.apply_rope` computes them once and reuses them while they are among the last
+    ``size`` it used. The tables are the ones ``compute`` returns, so results do not change.
+
+    Parameters
+    ----------
+    size : int, default 4
+        Tables kept (least recently used dropped first).
+    max_bytes : int, default 8 MiB
+        Larger tables (very many positions) are computed every time, not kept.
+    """
+
+    def __init__(self, size: int = 4, max_bytes: int = 8 << 20) -> None:
+        self.size, self.max_bytes = size, max_bytes
+        self.hits = self.misses = 0
+        self._kept: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(
+        self,
+        positions: np.ndarray,
+        inv_freq: np.ndarray,
+        dtype: np.dtype,
+        compute: Callable[[np.ndarray, np.ndarray, np.dtype], tuple[np.ndarray, np.ndarray]],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``compute(positions, inv_freq, dtype)``, or the tables it gave before for equal arguments."""
+        if 2 * positions.size * inv_freq.size * dtype.itemsize > self.max_bytes:
+            return compute(positions, inv_freq, dtype)
+        key = (positions.shape, positions.tobytes(), inv_freq.tobytes(), dtype.str)
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                self.hits += 1
+                return found
+        tables = compute(positions, inv_freq, dtype)
+        with self._lock:
+            self.misses += 1
+            self._kept[key] = tables
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return tables
+
+    def clear(self) -> None:
+        """Forget every table (and the hit and miss counts)."""
+        with self._lock:
+            self._kept.clear()
+            self.hits = self.misses = 0
+
+
+#: The tables apply_rope keeps (the kernels never write to them).
+TABLES = TableCache()
 
 
 # --- numpy --------------------------------------------------------------------------------
@@ -131,12 +196,11 @@ def _numba_kernel(layout: str) -> Kernel:
         from . import kernels_numba  # imports numba: only when this backend runs
 
         seq = x.shape[-2] if x.ndim >= 2 else 1
-        x3 = np.ascontiguousarray(x).reshape(-1, seq, x.shape[-1])
+        x3 = _plain(np.ascontiguousarray(x).reshape(-1, seq, x.shape[-1]))
         cos3, sin3, which = _group_rows(x.shape, cos, sin)
-        if which is None:
-            which = np.zeros(x3.shape[0], dtype=np.intp)
+        which = np.zeros(x3.shape[0], dtype=np.intp) if which is None else which.astype(np.intp)
         out = np.empty_like(x3)
-        kernels_numba.KERNELS[layout](x3, cos3, sin3, np.ascontiguousarray(which, dtype=np.intp), out)
+        kernels_numba.KERNELS[layout](x3, _plain(cos3), _plain(sin3), which, out)
         return out.reshape(x.shape)
 
     return rotate

@@ -150,6 +150,15 @@ def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) 
     return out
 
 
+def _cos_sin(positions: np.ndarray, inv_freq: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the angles :math:`m\\theta_i`, computed in float64 and rounded once to ``dtype``.
+
+    Returns two arrays of shape ``positions.shape + (dim // 2,)``.
+    """
+    angles = rope_angles(positions, inv_freq)
+    return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+
+
 def _resolve_inv_freq(dim: int, base: Any, inv_freq: Any) -> np.ndarray:
     base = check_base(base)
     if inv_freq is None:
@@ -203,8 +212,7 @@ def apply_rope(
     if x.size == 0:
         return np.empty(x.shape, dtype=out_dtype)
     work = np.result_type(out_dtype, np.float32)  # float16 is rotated in float32, then cast back
-    angles = rope_angles(pos, freqs)  # m θ_i in float64, shape pos.shape + (dim // 2,)
-    cos, sin = np.cos(angles).astype(work), np.sin(angles).astype(work)  # rounded once to work
+    cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # kept for the next call (a model's k)
     # _rotate_pairs is the rotation; the kernels compute the same numbers near memory speed.
     rotate = kernels.rotate if work in kernels.DTYPES else _rotate_pairs
     out = rotate(x.astype(work, copy=False), cos, sin, layout)
