@@ -4,7 +4,7 @@ Plain functions over numpy arrays. The torch path lives in :mod:`rope_edu.torch_
 imported only on request, so ``import rope_edu`` never imports torch.
 """
 
-from . import plots, scaling
+from . import kernels, plots, scaling
 from .attention import attention, attention_scores, causal_mask, softmax
 from .decay import (
     expected_score,
@@ -174,6 +174,7 @@ __all__ = [
     "similarity_advantage",
     "wavelengths",
     "LAYOUTS",
+    "kernels",
     "plots",
     "scaling",
     "apply_rope",

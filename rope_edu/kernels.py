@@ -24,6 +24,7 @@ the same dtype, and returns a new array of ``x``'s shape.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from typing import Callable
@@ -191,16 +192,23 @@ def _numpy_half(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
 # --- numba (optional) -----------------------------------------------------------------------
 
 
+@functools.cache
+def _compiled(layout: str) -> Callable[..., None]:
+    import numba  # only when this backend runs
+
+    from . import kernels_numba
+
+    return numba.njit(cache=True)(kernels_numba.KERNELS[layout])
+
+
 def _numba_kernel(layout: str) -> Kernel:
     def rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-        from . import kernels_numba  # imports numba: only when this backend runs
-
         seq = x.shape[-2] if x.ndim >= 2 else 1
         x3 = _plain(np.ascontiguousarray(x).reshape(-1, seq, x.shape[-1]))
         cos3, sin3, which = _group_rows(x.shape, cos, sin)
         which = np.zeros(x3.shape[0], dtype=np.intp) if which is None else which.astype(np.intp)
         out = np.empty_like(x3)
-        kernels_numba.KERNELS[layout](x3, _plain(cos3), _plain(sin3), which, out)
+        _compiled(layout)(x3, _plain(cos3), _plain(sin3), which, out)
         return out.reshape(x.shape)
 
     return rotate

@@ -1,4 +1,4 @@
-"""The rotation as a compiled loop (numba): the optional ``"numba"`` backend of :mod:`rope_edu.kernels`.
+"""The rotation as loops, for numba to compile: the optional ``"numba"`` backend of :mod:`rope_edu.kernels`.
 
 One pass over memory: each pair is read, turned and written once, which is what a copy does, so
 these run at about a copy's speed. The loop body is the pair equation of :mod:`rope_edu.rope`,
@@ -12,17 +12,18 @@ unless asked to), so the results are the reference's bit for bit.
 Arguments of both kernels: ``x`` and ``out`` of shape ``(rows, seq, dim)``; ``cos`` and ``sin`` of
 shape ``(tables, seq or 1, dim // 2)``; ``which[r]`` the table of row ``r``. All C-contiguous, of
 one dtype (float32 or float64: one compilation each, cached on disk).
+
+This module imports no numba: :mod:`rope_edu.kernels` compiles these functions when the backend is
+first used (run as they are, they give the same numbers, slowly).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 __all__ = ["KERNELS"]
 
 
-@numba.njit(cache=True)
 def rotate_interleaved(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, which: np.ndarray, out: np.ndarray) -> None:
     rows, seq, dim = x.shape
     for r in range(rows):
@@ -35,7 +36,6 @@ def rotate_interleaved(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, which: n
                 out[r, p, 2 * i + 1] = xa * s + xb * c
 
 
-@numba.njit(cache=True)
 def rotate_half(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, which: np.ndarray, out: np.ndarray) -> None:
     rows, seq, dim = x.shape
     h = dim // 2
@@ -49,5 +49,5 @@ def rotate_half(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, which: np.ndarr
                 out[r, p, i + h] = xa * s + xb * c
 
 
-#: The kernel of each layout of :data:`rope_edu.LAYOUTS`.
+#: The loop of each layout of :data:`rope_edu.LAYOUTS`.
 KERNELS = {"interleaved": rotate_interleaved, "half": rotate_half}

@@ -152,3 +152,45 @@ def test_use_numba_without_numba(monkeypatch):
     with pytest.raises(ImportError, match=r"rope_edu\[fast\]"):
         kernels.use("numba")
     assert kernels.backend() == "numpy"
+
+
+# --- the table cache --------------------------------------------------------------------------
+
+
+def test_tables_are_kept_and_results_do_not_change():
+    cache = kernels.TABLES
+    cache.clear()
+    x = np.random.default_rng(11).standard_normal((2, 50, 16)).astype(np.float32)
+    pos = np.arange(50)
+    first = apply_rope(x, pos, layout="half")
+    assert (cache.hits, cache.misses) == (0, 1)
+    np.testing.assert_array_equal(apply_rope(x, pos, layout="half"), first)
+    np.testing.assert_array_equal(apply_rope(x, pos.tolist(), layout="half"), first)  # equal positions
+    assert (cache.hits, cache.misses) == (2, 1)
+    cos, sin = cache.get(pos.astype(np.float64), frequencies(16), np.dtype(np.float32), None)
+    expected = tables(pos, 16, np.float32)
+    np.testing.assert_array_equal(cos, expected[0])  # the kernels did not write into the kept tables
+    np.testing.assert_array_equal(sin, expected[1])
+    # a different base, dtype or position shape is a different table
+    apply_rope(x, pos, layout="half", base=500.0)
+    apply_rope(x.astype(np.float64), pos, layout="half")
+    apply_rope(x, pos[None], layout="half")
+    assert cache.misses == 4
+    cache.clear()
+
+
+def test_table_cache_drops_the_least_recently_used_and_skips_large_tables():
+    cache = kernels.TableCache(size=2, max_bytes=1000)
+    calls = []
+
+    def compute(pos, freqs, dtype):
+        calls.append(pos[0])
+        return tables(pos, 2 * freqs.size, dtype)
+
+    freqs, f32 = frequencies(8), np.dtype(np.float32)
+    for start in (0, 1, 0, 2, 1):  # 0 is used again before 2 arrives, so 1 is dropped
+        cache.get(np.arange(start, start + 10.0), freqs, f32, compute)
+    assert calls == [0, 1, 2, 1]
+    cache.get(np.arange(100.0), freqs, f32, compute)  # 2 * 100 * 4 * 4 bytes > 1000: not kept
+    cache.get(np.arange(100.0), freqs, f32, compute)
+    assert calls[-2:] == [0, 0] and len(cache._kept) == 2
