@@ -196,6 +196,13 @@ def apply_rope(
         A new array; ``x`` is never modified. Angles :math:`m\\theta_i` and their cos/sin are
         computed in float64 whatever the dtype of ``x``.
 
+    Notes
+    -----
+    The rotation is the pair equation of ``_rotate_pairs`` (below the layouts), computed by the
+    tuned kernels of :mod:`rope_edu.kernels`: numpy by default, numba after
+    ``rope_edu.kernels.use("numba")``. The cos/sin tables of the last few positions are kept
+    (``rope_edu.kernels.TABLES``), as a model's rotary module keeps them for all its layers.
+
     Examples
     --------
     >>> import numpy as np
@@ -212,7 +219,7 @@ def apply_rope(
     if x.size == 0:
         return np.empty(x.shape, dtype=out_dtype)
     work = np.result_type(out_dtype, np.float32)  # float16 is rotated in float32, then cast back
-    cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # kept for the next call (a model's k)
+    cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # _cos_sin's, kept for the next call
     # _rotate_pairs is the rotation; the kernels compute the same numbers near memory speed.
     rotate = kernels.rotate if work in kernels.DTYPES else _rotate_pairs
     out = rotate(x.astype(work, copy=False), cos, sin, layout)
