@@ -77,6 +77,18 @@ def test_kernel_equals_the_reference(backend, layout, dtype, shape, pos_shape):
     assert_agree(kernels.rotate(x, cos, sin, layout), ref, x, backend, layout)
 
 
+@pytest.mark.parametrize("block_bytes", [64, 4096])
+@pytest.mark.parametrize("shape, pos_shape", SHAPES)
+def test_numpy_half_blocks_equal_the_reference(monkeypatch, block_bytes, shape, pos_shape):
+    """Blocks (tiny, one row, several rows) and shared tables change the order of work, not one bit
+    of the result (the default block size is covered above)."""
+    monkeypatch.setattr(kernels, "BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(np.float32)
+    cos, sin = tables(rng.integers(0, 5000, pos_shape), shape[-1], np.float32)
+    np.testing.assert_array_equal(kernels.BACKENDS["numpy"]["half"](x, cos, sin), _rotate_pairs(x, cos, sin, "half"))
+
+
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 @pytest.mark.parametrize("layout", LAYOUT_NAMES)
 def test_kernel_strided_inputs_and_tables(backend, layout):
