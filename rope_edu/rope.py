@@ -150,6 +150,13 @@ def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) 
     return out
 
 
+def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+    """:func:`_rotate_pairs`'s numbers, near memory speed: by the kernels of :mod:`rope_edu.kernels`
+    where they are written for ``x``'s dtype (float32, float64), else by ``_rotate_pairs`` itself."""
+    rotate = kernels.rotate if x.dtype in kernels.DTYPES else _rotate_pairs
+    return rotate(x, cos, sin, layout)
+
+
 def _cos_sin(positions: np.ndarray, inv_freq: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """cos and sin of the angles :math:`m\\theta_i`, computed in float64 and rounded once to ``dtype``.
 
@@ -220,10 +227,7 @@ def apply_rope(
         return np.empty(x.shape, dtype=out_dtype)
     work = np.result_type(out_dtype, np.float32)  # float16 is rotated in float32, then cast back
     cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # _cos_sin's, kept for the next call
-    # _rotate_pairs is the rotation; the kernels compute the same numbers near memory speed.
-    rotate = kernels.rotate if work in kernels.DTYPES else _rotate_pairs
-    out = rotate(x.astype(work, copy=False), cos, sin, layout)
-    return out.astype(out_dtype, copy=False)
+    return _rotate(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
 
 
 def rotation_matrix(
