@@ -97,30 +97,42 @@ def main() -> None:
     print("x copy = min time / min copy time (median / median in brackets: the load's effect); "
           "ref/t = the reference's min time / min time")
     print(f"{'operation':<46}{'min (ms)':>9}{'median':>8}{'x copy':>15}{'ref/t':>7}{'GB/s (r+w)':>12}")
-    rows: dict[str, Callable[[], object]] = {"x.copy()": x.copy, "tables (cos, sin of m θ_i)": tables}
+    # (layout, label, backend or None, new positions each call?) -> the call to time
+    rows: dict[tuple[str, str, str | None, bool], Callable[[], object]] = {
+        ("", "x.copy()", None, False): x.copy,
+        ("", "tables (cos, sin of m θ_i)", None, False): tables,
+    }
     shift = itertools.count(1)
     for layout in rope_edu.LAYOUTS:
-        rows[f"{layout}: reference (rope.py)"] = lambda layout=layout: _rotate_pairs(x, *tables(), layout)
+        rows[(layout, "reference (rope.py)", None, False)] = lambda layout=layout: _rotate_pairs(x, *tables(), layout)
         for name in backends:
-            rows[f"{layout}: apply_rope [{name}]"] = on_backend(
+            rows[(layout, f"apply_rope [{name}]", name, False)] = on_backend(
                 name, lambda layout=layout: rope_edu.apply_rope(x, positions, layout=layout)
             )
-            rows[f"{layout}: apply_rope [{name}], new positions"] = on_backend(
+            rows[(layout, f"apply_rope [{name}], new positions", name, True)] = on_backend(
                 name, lambda layout=layout: rope_edu.apply_rope(x, positions + next(shift), layout=layout)
             )
-    reference = 0.0
-    for name, fn in rows.items():
-        repeats = max(3, args.repeats // 7) if "reference" in name else args.repeats
-        t, c = paired_times(fn, x.copy, repeats, clock)
-        if "reference" in name:
-            reference = min(t)
-        to_ref = f"{reference / min(t):7.1f}" if "apply_rope" in name else " " * 7
+    reference, ratios = 0.0, {}
+    for (layout, label, name, new), fn in rows.items():
+        is_reference = label.startswith("reference")
+        t, c = paired_times(fn, x.copy, max(3, args.repeats // 7) if is_reference else args.repeats, clock)
+        reference = min(t) if is_reference else reference
+        if name:
+            ratios[(name, new, layout)] = min(t) / min(c)
+        to_ref = f"{reference / min(t):7.1f}" if name else " " * 7
+        rate = f"{2 * x.nbytes / min(t) / 1e9:>12.1f}" if "tables" not in label else ""
         print(
-            f"{name:<46}{min(t) * 1e3:>9.1f}{statistics.median(t) * 1e3:>8.1f}"
-            f"{min(t) / min(c):>8.2f} ({statistics.median(t) / statistics.median(c):4.2f}){to_ref}"
-            f"{2 * x.nbytes / min(t) / 1e9:>12.1f}",
+            f"{(layout + ': ' if layout else '') + label:<46}{min(t) * 1e3:>9.1f}{statistics.median(t) * 1e3:>8.1f}"
+            f"{min(t) / min(c):>8.2f} ({statistics.median(t) / statistics.median(c):4.2f}){to_ref}{rate}",
             flush=True,
         )
+    print("\napply_rope / copy (min / min; issue 46's goal: <= 1.5 for both layouts)")
+    print(f"{'':<38}" + "".join(f"{layout:>13}" for layout in rope_edu.LAYOUTS))
+    for name in backends:
+        for new in (False, True):
+            label = f"{name}, {'new positions each call' if new else 'same positions (tables kept)'}"
+            print(f"{label:<38}" + "".join(f"{ratios[(name, new, layout)]:>13.2f}" for layout in rope_edu.LAYOUTS))
+
 
 if __name__ == "__main__":
     main()
