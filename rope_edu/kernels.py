@@ -25,6 +25,7 @@ the same dtype, and returns a new array of ``x``'s shape.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import threading
 from collections import OrderedDict
 from typing import Callable
@@ -47,7 +48,9 @@ def _plain(a: np.ndarray) -> np.ndarray:
     return a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C")
 
 
-def _group_rows(x_shape: tuple[int, ...], cos: np.ndarray, sin: np.ndarray):
+def _group_rows(
+    x_shape: tuple[int, ...], cos: np.ndarray, sin: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The distinct tables of the rows of ``x`` (all axes but the last two), and which row uses which.
 
     ``cos`` and ``sin`` broadcast to ``x_shape[:-1] + (h,)``; along every leading axis where they
@@ -215,11 +218,7 @@ def _numba_kernel(layout: str) -> Kernel:
 
 
 def _numba_available() -> bool:
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("numba") is not None
 
 
 #: ``{backend: {layout: kernel}}``; ``kernel(x, cos, sin)`` as in the module docstring.
