@@ -7,8 +7,8 @@ to memory speed (the best any out-of-place implementation can do is about 1x). T
 is 32 heads x 4096 positions x 128 dims in float32 (64 MiB), positions 0..4095; apply_rope's time
 includes everything it does (checks, float64 angles and their cos/sin, rotation). Rows:
 
-* ``tables``: the angles m*theta_i and their cos and sin (float64, rounded to float32), which
-  every call computes: the part of apply_rope's time that is not the rotation;
+* ``tables``: the angles m*theta_i and their cos and sin (float64, rounded to float32), which a
+  call computes unless apply_rope kept them from an earlier call at the same positions;
 * ``reference``: the same tables, then the rotation as rope.py writes it (``_rotate_pairs``, the
   pair equation with fancy indexing): what the tuned kernels are measured against;
 * ``apply_rope [backend]``: apply_rope on each backend of rope_edu.kernels (numpy, the default;
@@ -26,7 +26,10 @@ minimum over the rounds is the best estimate of the cost itself, and the ratio o
 the headline number; the ratio of the medians is printed beside it to show how much the load
 moved during the run. ``--clock cpu`` times with the process's CPU time instead of the wall
 clock (every kernel here runs on one thread, like the copy): on a machine with more runnable
-jobs than cores it leaves out the time spent waiting for a core. Prints ratios; asserts nothing.
+jobs than cores it leaves out the time spent waiting for a core. Other jobs also share the
+memory bandwidth, which slows the copy more than the arithmetic, so a loaded machine gives lower
+ratios than a quiet one: compare runs at a similar load (printed on the first line). Prints
+ratios; asserts nothing.
 """
 
 from __future__ import annotations
