@@ -23,8 +23,13 @@ Dynamic NTK leaves the frequencies unchanged while the pass is no longer than th
 so inside it its trials would be plain RoPE's trials: they are not run (recorded as skipped, with
 the reason), not copied.
 
-Trials are run key by key (every length, depth and method for the first key, then the second...),
-and the JSON is rewritten after each trial, so an interrupted run keeps a complete first key.
+The prompts of one method and length share their beginning (the introduction and the filler up
+to the key), so each (method, length) first runs the filler up to the deepest key once and keeps
+every layer's keys and values after RoPE (a KV cache, exactly what a causal pass computes for those
+positions whatever follows); each trial then runs only its own rest (the key, the remaining filler,
+the question and the answer) against the cache's first ``needle_position`` entries. ``--check``
+compares that with one whole pass on a short prompt (they agree to float32 rounding).
+The JSON is rewritten after each trial, so an interrupted run keeps what it finished.
 
     .venv/bin/python scripts/trained_retrieval.py                       # the cached run
     .venv/bin/python scripts/trained_retrieval.py --lengths 1024 --keys 1 --out /tmp/r.json   # a short check
@@ -63,35 +68,89 @@ KEYS = (71432, 28096, 53917)
 
 
 def prompt_ids(tokenizer, length: int, depth: float, key: int):
-    """Token ids of one trial (prompt then answer, ``length`` tokens in all) and the answer's ids.
+    """Token ids of one trial (prompt then answer, ``length`` tokens in all), the answer's ids and
+    the needle's position.
 
-    The filler's token ids are repeated (tokenized once), cut so that the whole sequence is exactly
-    ``length`` tokens, and the needle goes after ``round(depth * filler)`` of them.
+    The filler's token ids are repeated (tokenized once). The needle goes after
+    ``round(depth * n)`` filler tokens, where ``n`` is the filler's length for the first of
+    :data:`KEYS` (so every key of a depth shares the same beginning), and the filler after it is
+    cut so that the whole sequence is exactly ``length`` tokens.
     """
     import numpy as np
 
     def enc(text: str) -> list[int]:
         return tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    intro, filler = enc(INTRO), enc(FILLER)
-    needle, question, answer = enc(NEEDLE.format(key=key)), enc(QUESTION), enc(ANSWER.format(key=key))
-    n_filler = length - len(intro) - len(needle) - len(question) - len(answer)
-    if n_filler < 1:
+    def fixed(k: int) -> int:
+        return len(enc(NEEDLE.format(key=k))) + len(enc(ANSWER.format(key=k)))
+
+    intro, filler, question = enc(INTRO), enc(FILLER), enc(QUESTION)
+    needle, answer = enc(NEEDLE.format(key=key)), enc(ANSWER.format(key=key))
+    n_ref = length - len(intro) - len(question) - fixed(KEYS[0])
+    n_filler = length - len(intro) - len(question) - len(needle) - len(answer)
+    if min(n_ref, n_filler) < 1:
         raise ValueError(f"length {length} is too short for the prompt's fixed parts")
-    hay = (filler * (n_filler // len(filler) + 1))[:n_filler]
-    cut = int(round(depth * n_filler))
-    ids = intro + hay[:cut] + needle + hay[cut:] + question + answer
+    hay = (filler * (n_filler // len(filler) + 2))
+    cut = int(round(depth * n_ref))
+    ids = intro + hay[:cut] + needle + hay[cut:n_filler] + question + answer
     assert len(ids) == length
     return np.asarray(ids, dtype=np.int64), np.asarray(answer, dtype=np.int64), len(intro) + cut
 
 
-def score(model, ids, answer) -> dict:
-    """Teacher-forced scores of the answer (the last ``len(answer)`` tokens of ``ids``)."""
+def forward(model, ids, start: int = 0, cache=None, keep: bool = False):
+    """The final hidden states of ``ids`` at positions ``start, start + 1, ...`` after a KV cache
+    of the first ``start`` positions (``cache``: per layer, keys after RoPE and values, shape
+    (kv_heads, start, head_dim)); with ``keep`` also this pass's cache. The same steps as
+    :meth:`rope_edu.torch_rope.TorchLlama.hidden_states`, whose layers it reads."""
+    import torch
+
+    from rope_edu.torch_rope import apply_rope
+
+    ids = torch.as_tensor(ids)
+    s = ids.shape[0]
+    pos = torch.arange(start, start + s)
+    h = model.embed[ids][None]
+    out_cache = []
+    for i, L in enumerate(model.layers):
+        x = model._rms(h, L["norm1"])
+        q = (x @ L["q"].T).view(1, s, L["n_heads"], L["head_dim"]).transpose(1, 2)
+        k = (x @ L["k"].T).view(1, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
+        v = (x @ L["v"].T).view(1, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
+        rope = dict(layout=L["layout"], inv_freq=L["inv_freq"])
+        q, k = apply_rope(q, pos, **rope), apply_rope(k, pos, **rope)
+        if L["scaling"] != 1.0:
+            q, k = q * L["scaling"], k * L["scaling"]
+        if start:
+            k = torch.cat([cache[i][0][:, :, :start], k], dim=2)
+            v = torch.cat([cache[i][1][:, :, :start], v], dim=2)
+        if keep:
+            out_cache.append((k, v))
+        rep = L["n_heads"] // L["n_kv_heads"]
+        kr, vr = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+        if not start:
+            att = torch.nn.functional.scaled_dot_product_attention(q, kr, vr, is_causal=True)
+        else:  # query t (position start + t) sees keys 0 .. start + t, a block of queries at a time
+            parts = []
+            for a in range(0, s, 2048):
+                b = min(s, a + 2048)
+                mask = torch.arange(start + b)[None, :] <= (start + torch.arange(a, b))[:, None]
+                parts.append(torch.nn.functional.scaled_dot_product_attention(
+                    q[:, :, a:b], kr[:, :, : start + b], vr[:, :, : start + b], attn_mask=mask))
+            att = torch.cat(parts, dim=2)
+        h = h + att.transpose(1, 2).reshape(1, s, -1) @ L["o"].T
+        x = model._rms(h, L["norm2"])
+        h = h + (torch.nn.functional.silu(x @ L["gate"].T) * (x @ L["up"].T)) @ L["down"].T
+    return model._rms(h, model.norm)[0], out_cache
+
+
+def score(model, ids, answer, start: int = 0, cache=None) -> dict:
+    """Teacher-forced scores of the answer (the last ``len(answer)`` tokens of ``ids``); with a
+    ``cache`` of the first ``start`` tokens, only ``ids[start:]`` is run."""
     import numpy as np
 
     from rope_edu.llama import log_softmax
 
-    hidden = model.hidden_states(ids)[0]
+    hidden = forward(model, ids[start:], start, cache)[0]
     n = answer.shape[0]
     logits = (hidden[-n - 1 : -1] @ model.head.T).numpy().astype(np.float64)  # predicts each answer token
     logp = log_softmax(logits)
@@ -114,6 +173,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--factor", type=float, default=2.0)
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--check", action="store_true", help="compare the cached path with a whole pass, then stop")
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_retrieval.json")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -122,43 +182,69 @@ def main(argv: list[str] | None = None) -> dict:
     config, tensors = trained.read_gguf()
     tok = trained.load_tokenizer()
     trained_length = config.context_length
-    models: dict = {}
     trials: list[dict] = []
     skipped: list[dict] = []
-    for key in KEYS[: args.keys]:
-        for length in args.lengths:
-            for depth in args.depths:
-                ids, answer, where = prompt_ids(tok, length, depth, key)
-                for name in args.methods:
-                    point = {"method": name, "length": length, "depth": depth, "key": key}
-                    dynamic = METHODS[name][0] == "dynamic"
-                    if dynamic and length <= trained_length:
-                        skipped.append({**point, "reason": "dynamic NTK's frequencies are plain RoPE's for a pass "
-                                                           "no longer than the trained length"})
-                        continue
-                    cache_key = (name, length if dynamic else None)
-                    if cache_key not in models:
-                        from rope_edu.torch_rope import TorchLlama
+    from rope_edu.torch_rope import TorchLlama
 
-                        inv_freq, scaling = method_frequencies(name, config.head_dim, config.base, args.factor,
-                                                               length if dynamic else None)
-                        models.clear() if dynamic else None  # one dynamic model at a time (memory)
-                        models[cache_key] = TorchLlama(trained.llama_from_gguf(
-                            config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
+    if args.check:
+        return check(config, tensors, tok)
+    prefixes = []
+    for length in args.lengths:
+        for name in args.methods:
+            point = {"method": name, "length": length}
+            dynamic = METHODS[name][0] == "dynamic"
+            if dynamic and length <= trained_length:
+                skipped.append({**point, "reason": "dynamic NTK's frequencies are plain RoPE's for a pass "
+                                                   "no longer than the trained length"})
+                continue
+            inv_freq, scaling = method_frequencies(name, config.head_dim, config.base, args.factor,
+                                                   length if dynamic else None)
+            model = TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
+            deepest = max(prompt_ids(tok, length, d, KEYS[0])[2] for d in args.depths)
+            c, w = time.process_time(), time.perf_counter()
+            with torch.no_grad():  # the shared beginning, once
+                _, cache = forward(model, prompt_ids(tok, length, max(args.depths), KEYS[0])[0][:deepest], keep=True)
+            prefixes.append({**point, "tokens": deepest, "cpu_seconds": time.process_time() - c,
+                             "seconds": time.perf_counter() - w})
+            for depth in args.depths:
+                for key in KEYS[: args.keys]:
+                    ids, answer, where = prompt_ids(tok, length, depth, key)
                     c, w = time.process_time(), time.perf_counter()
                     with torch.no_grad():
-                        result = score(models[cache_key], ids, answer)
-                    trials.append({**point, "needle_position": where, **result,
+                        result = score(model, ids, answer, where, cache)
+                    trials.append({**point, "depth": depth, "key": key, "needle_position": where, **result,
                                    "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w})
-                    print(f"key {key} L {length:6d} depth {depth:.1f} {name:24s} greedy {result['greedy']!s:5s} "
+                    print(f"L {length:6d} {name:24s} depth {depth:.1f} key {key} greedy {result['greedy']!s:5s} "
                           f"log p {result['log_prob']:8.2f}  ({trials[-1]['seconds']:.0f} s)", flush=True)
-                    write(args, argv, wall, cpu, config, trials, skipped)
-    result = write(args, argv, wall, cpu, config, trials, skipped)
+                    write(args, argv, wall, cpu, config, trials, skipped, prefixes)
+            del cache, model
+    result = write(args, argv, wall, cpu, config, trials, skipped, prefixes)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 
 
-def write(args, argv, wall, cpu, config, trials, skipped) -> dict:
+def check(config, tensors, tok, length: int = 600) -> dict:
+    """A trial through the shared-beginning cache against one whole pass (TorchLlama's own)."""
+    import numpy as np
+    import torch
+
+    from rope_edu import trained
+    from rope_edu.torch_rope import TorchLlama
+
+    inv_freq, scaling = method_frequencies("YaRN", config.head_dim, config.base, 2.0, None)
+    model = TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
+    ids, answer, where = prompt_ids(tok, length, 0.5, KEYS[1])
+    with torch.no_grad():
+        whole = model.hidden_states(ids)[0].numpy()
+        _, cache = forward(model, ids[:where], keep=True)
+        rest = forward(model, ids[where:], where, cache)[0].numpy()
+    err = float(np.abs(rest - whole[where:]).max() / np.abs(whole).max())
+    print(f"cached rest vs whole pass: largest difference {err:.2e} of the largest hidden value")
+    assert err < 1e-4, err
+    return {"relative_difference": err}
+
+
+def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
     import numpy as np
     import torch
 
@@ -176,6 +262,7 @@ def write(args, argv, wall, cpu, config, trials, skipped) -> dict:
         "factor": args.factor,
         "original_max_position_embeddings": config.context_length,
         "lengths": args.lengths, "depths": args.depths, "keys": list(KEYS[: args.keys]),
+        "prefixes": prefixes,
         "trials": trials,
         "skipped": skipped,
     }

@@ -205,6 +205,8 @@ def site_url(built_book):
 
 #: Fixtures that need the built book (the first test that asks builds it: minutes in a fresh clone).
 BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_survey", "page_reports", "surfaces"})
+#: Fixtures that start Chromium (or need it).
+BROWSER_FIXTURES = frozenset({"browser", "chromium_path", "page_survey", "page_reports", "surfaces"})
 
 
 def pytest_collection_modifyitems(config, items):
@@ -219,4 +221,12 @@ def pytest_collection_modifyitems(config, items):
             return 0
         return 2 if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) else 1
 
+    # the markers follow the fixtures, so `-m "not book and not browser"` (make check) leaves out
+    # every test that needs the built book or Chromium, whatever its file says
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if BOOK_FIXTURES & names or item.name == "test_book_builds":
+            item.add_marker(pytest.mark.book)
+        if BROWSER_FIXTURES & names:
+            item.add_marker(pytest.mark.browser)
     items.sort(key=rank)
