@@ -317,7 +317,7 @@ def _pairs_of(spec: RopeSpec) -> str:
 def _v(x: Any) -> str:
     if x is None:
         return "none"
-    if isinstance(x, float):
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
         return C.grouped(x) if abs(x) >= 1e4 and x == int(x) else C.fmt_g(x, 6)
     return repr(x) if isinstance(x, str) else str(x)
 

@@ -22,7 +22,8 @@ GGUF key                                          config.json field
 A setting the file leaves out is read as llama.cpp reads it (its default), and said so in the
 :attr:`GGUFRead.notes`; what llama.cpp then does that the config would not (a YaRN type with no
 factor scales by 1: nothing) is in :attr:`GGUFRead.warnings`. Only the metadata and the tensors'
-names are read (``gguf.GGUFReader`` maps the file; no tensor is loaded). ``gguf`` is imported when a
+names are read, never their data, by a scan of the file's header (``gguf``'s value types and key
+names; ``gguf.GGUFReader`` would build every element of the tokenizer's arrays first). ``gguf`` is imported when a
 file is read (``pip install "rope_edu[model]"``).
 
 llama.cpp stores the query and key rows of a half-split family (LLaMA, ...) permuted so that its
@@ -122,40 +123,113 @@ def is_gguf(path: Any) -> bool:
         return False
 
 
-def _open(path: Path) -> Any:
+class _Array:
+    """A metadata array the scan skipped (a tokenizer's vocabulary): its element type and length."""
+
+    def __init__(self, kind: int, length: int) -> None:
+        self.kind, self.length = kind, length
+
+    def __repr__(self) -> str:
+        return f"<array of {self.length}>"
+
+
+#: GGUFValueType -> struct format of a scalar (strings and arrays are read apart).
+_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+#: Numeric arrays up to this length are read (per-layer head counts); longer ones are skipped.
+_SHORT_ARRAY = 4096
+
+
+def _scan(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """Every metadata key of a GGUF file with its value (long arrays skipped), and the tensors' names.
+
+    ``gguf.GGUFReader`` builds every element of every array as it opens a file: seconds for a
+    tokenizer of 50,000 tokens. This walks the same layout (gguf's ``GGUFValueType`` codes, versions
+    2 and 3) and reads only the scalars and strings, then the tensors' names, never their data.
+    """
+    import mmap
+    import struct
+
     from .trained import _gguf_module
 
-    gguf = _gguf_module()
-    if not is_gguf(path):
-        raise ValueError(f"{path}: not a GGUF file (it does not start with the bytes 'GGUF')")
-    try:
-        return gguf, gguf.GGUFReader(str(path))
-    except (ValueError, OSError, KeyError, IndexError, TypeError, EOFError) as err:
-        raise ValueError(f"{path}: not a readable GGUF file ({type(err).__name__}: {err})") from None
+    types = _gguf_module().GGUFValueType
+    string, array = int(types.STRING), int(types.ARRAY)
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        if buf[:4] != GGUF_MAGIC:
+            raise ValueError(f"{path}: not a GGUF file (it does not start with the bytes 'GGUF')")
+        order = "<" if struct.unpack_from("<I", buf, 4)[0] & 0xFFFF else ">"
+        version = struct.unpack_from(order + "I", buf, 4)[0]
+        if version not in (2, 3):
+            raise ValueError(f"{path}: GGUF version {version}; this reader reads versions 2 and 3")
+        at = 8
+
+        def take(fmt: str) -> Any:
+            nonlocal at
+            value = struct.unpack_from(order + fmt, buf, at)[0]
+            at += struct.calcsize(fmt)
+            return value
+
+        def text() -> str:
+            nonlocal at
+            n = take("Q")
+            if at + n > len(buf):
+                raise ValueError("a string runs past the end of the file")
+            at += n
+            return bytes(buf[at - n:at]).decode("utf-8", "replace")
+
+        def value(kind: int) -> Any:
+            nonlocal at
+            if kind in _SCALARS:
+                return take(_SCALARS[kind])
+            if kind == string:
+                return text()
+            if kind != array:
+                raise ValueError(f"unknown value type {kind}")
+            inner, n = take("I"), take("Q")
+            if inner in _SCALARS and n <= _SHORT_ARRAY:
+                return [take(_SCALARS[inner]) for _ in range(n)]
+            if inner in _SCALARS:
+                at += n * struct.calcsize(_SCALARS[inner])
+            elif inner == string:
+                for _ in range(n):
+                    at += 8 + struct.unpack_from(order + "Q", buf, at)[0]
+            else:
+                raise ValueError(f"unreadable array of type {inner}")
+            if at > len(buf):
+                raise ValueError("an array runs past the end of the file")
+            return _Array(inner, n)
+
+        try:
+            n_tensors, n_keys = take("Q"), take("Q")
+            fields = {}
+            for _ in range(n_keys):
+                key = text()
+                fields[key] = value(take("I"))
+            names = []
+            for _ in range(n_tensors):
+                names.append(text())
+                dims = take("I")
+                at += 8 * dims + 4 + 8  # its shape, type and offset
+        except (struct.error, ValueError, OverflowError) as err:
+            raise ValueError(f"{path}: not a readable GGUF file (its metadata is cut short or damaged: {err})") from None
+    return fields, names
 
 
 class _Meta:
     """The file's metadata, read key by key: every key read is recorded with its value."""
 
-    def __init__(self, path: Path, reader: Any, arch: str) -> None:
-        self.path, self.reader, self.arch, self.read = path, reader, arch, {}
+    def __init__(self, path: Path, fields: dict[str, Any], arch: str) -> None:
+        self.path, self.fields, self.arch, self.read = path, fields, arch, {}
 
     def get(self, template: str, kind: type | tuple[type, ...] = (int, float), required: bool = False) -> Any:
         key = template.format(arch=self.arch)
-        field = self.reader.fields.get(key)
-        if field is None:
+        if key not in self.fields:
             if required:
                 raise ValueError(f"{self.path}: the GGUF metadata has no key {key!r}")
             return None
-        value = field.contents()
-        if isinstance(value, bytes):
-            value = value.decode("utf-8", "replace")
-        ok = isinstance(value, kind) and not isinstance(value, bool)
-        if kind is bool:
-            ok = isinstance(value, bool)
-        if not ok:
-            raise ValueError(f"{self.path}: the GGUF key {key!r} holds {value!r}; expected "
-                             f"{'a string' if kind is str else 'a number' if kind != bool else 'a flag'}")
+        value = self.fields[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            expected = "a string" if kind is str else "a number" if kind in (int, float, (int, float)) else "a value"
+            raise ValueError(f"{self.path}: the GGUF key {key!r} holds {value!r}; expected {expected}")
         self.read[key] = value
         return value
 
@@ -194,18 +268,19 @@ def read_gguf_config(path: Any) -> GGUFRead:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
-    gguf, reader = _open(path)
-    keys = gguf.constants.Keys
-    arch_field = reader.fields.get(keys.General.ARCHITECTURE)
-    if arch_field is None:
-        raise ValueError(f"{path}: the GGUF metadata has no key {keys.General.ARCHITECTURE!r}")
-    arch = str(arch_field.contents())
+    from .trained import _gguf_module
+
+    keys = _gguf_module().constants.Keys
+    fields, tensor_names = _scan(path)
+    arch = fields.get(keys.General.ARCHITECTURE)
+    if not isinstance(arch, str):
+        raise ValueError(f"{path}: the GGUF metadata has no string key {keys.General.ARCHITECTURE!r}")
     if arch not in ARCHITECTURES:
         raise ValueError(f"{path}: {keys.General.ARCHITECTURE} = {arch!r} is not an architecture this reader maps to a "
                          f"config (it reads {', '.join(sorted(ARCHITECTURES))})")
     model_type = ARCHITECTURES[arch]
     family = FAMILIES[MODEL_TYPES[model_type]]
-    meta = _Meta(path, reader, arch)
+    meta = _Meta(path, fields, arch)
     meta.read[keys.General.ARCHITECTURE] = arch
     notes: list[str] = []
     found: list[dict] = []
@@ -260,7 +335,7 @@ def read_gguf_config(path: Any) -> GGUFRead:
             found.append({"id": "gguf_unmapped", "title": "A RoPE key this reader does not map",
                           "text": f"{meta.key(getattr(keys.Rope, name))} = {value!r}: a config.json has no field for "
                                   "it, so the spec above leaves it out; llama.cpp uses it."})
-    names = {t.name for t in reader.tensors}
+    names = set(tensor_names)
     for name, what in _FACTOR_TENSORS.items():
         if name in names:
             found.append({"id": "gguf_factors", "title": "Frequency factors stored as a tensor",

@@ -70,6 +70,11 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
+def _given(v: Any) -> bool:
+    """JavaScript's truthiness of a JSON value (an empty list or object counts: the page's test)."""
+    return v is not None and v is not False and v != 0 and v != ""
+
+
 def _first(data: Mapping[str, Any], *keys: str) -> Any:
     """The first of ``keys`` that ``data`` states (not None), else None (JavaScript's ``a ?? b``)."""
     for key in keys:
@@ -283,12 +288,13 @@ def head_source(config: Any, spec: RopeSpec | None) -> str:
     if family.head != "head_dim":
         return f"head_dim {d} is the config's {family.head}."
     typed = family.type_head.get(spec.layer_type) if family.type_head and spec.layer_type else None
-    if typed and not data.get("per_layer_config"):
+    per_layer = _given(data.get("per_layer_config"))
+    if typed and not per_layer:
         lead = f"head_dim {d} is {typed[0]}" + (" (the config class default)" if typed[0] not in data else "")
         return f"{lead}: {family.label}'s {spec.layer_type} layers have heads of their own size."
     if _is_int(data.get("head_dim")) and data["head_dim"] == d:
         return f"head_dim {d} is stated in the config (head_dim)."
-    if d != data.get("head_dim") and data.get("per_layer_config"):
+    if d != data.get("head_dim") and per_layer:
         return f"head_dim {d} comes from per_layer_config for this layer."
     if "head_dim" not in data and family.head_default is not None:
         return f"head_dim {d} is the config class default: the config leaves head_dim out."
