@@ -414,6 +414,25 @@ WARNINGS = {
     "bf16": dict(M.PUBLISHED["Llama 2 7B"].config),
 }
 
+def test_rope_edu_check_names_each_trap_as_the_page_does():
+    """The configs the page's trap test pastes, with and without RoPE fields that clash: rope_edu.model_check
+    (``rope-edu check``) and checks.js give the same warnings, plan and head_dim sentence (no browser)."""
+    configs = [_json(c) for c in (*WARNINGS.values(), BOTH_AGREE, GEMMA4, QWEN2_VL, MINIMAX_M2, COHERE2, PHIMOE,
+                                  COHERE2_MOE)]
+    answers = run_node(configs, [{"config": i, "select": {}, "seq_len": None, "analyse": True}
+                                 for i in range(len(configs))])["results"]
+    problems = [f"{c.get('model_type')}: {d}" for c, js in zip(configs, answers) for d in page_differences(c, {}, js)]
+    assert not problems, "\n".join(problems)
+    from rope_edu import model_check as C
+
+    for warning, config in WARNINGS.items():
+        try:
+            spec = M.rope_spec(_json(config))
+        except ValueError:
+            spec = None
+        assert warning in [w["id"] for w in C.warnings(_json(config), spec)], warning
+
+
 _READ_JS = """() => {
   const shown = (id) => !document.getElementById(id).hidden;
   return {
