@@ -33,6 +33,7 @@ family's, as in config.json.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,9 @@ _SCALING_TYPES = {"linear": "linear", "yarn": "yarn"}
 #: Metadata keys about RoPE that the config has no field for: read, not mapped, and said so.
 _UNMAPPED = ("SCALING_ATTN_FACTOR", "SCALING_YARN_LOG_MUL", "SCALING_YARN_EXT_FACTOR", "SCALING_YARN_ATTN_FACTOR",
              "SCALING_ALPHA", "FREQ_BASE_SWA", "DIMENSION_SECTIONS")
+
+#: The factor's key before ``{arch}.rope.scaling.factor`` (llama.cpp reads it when the new one is absent).
+_OLD_FACTOR_KEY = "{arch}.rope.scale_linear"
 
 #: Tensors that change the frequencies beyond what the metadata says.
 _FACTOR_TENSORS = {
@@ -326,14 +330,16 @@ def read_gguf_config(path: Any) -> GGUFRead:
     if base is None:
         base = 10000.0
         notes.append(f"no {meta.key(keys.Rope.FREQ_BASE)}: base 10,000, llama.cpp's default")
+    if not (math.isfinite(base) and base > 1):
+        raise ValueError(f"{path}: the GGUF key {meta.key(keys.Rope.FREQ_BASE)!r} is {base}; expected a base > 1")
     config["rope_theta"] = float(base)
 
     config.update(_scaling(meta, keys, context, notes, found))
-    for name in _UNMAPPED:
-        value = meta.get(getattr(keys.Rope, name), (int, float, list, str))
+    for template in filter(None, (getattr(keys.Rope, name, None) for name in _UNMAPPED)):
+        value = meta.get(template, (int, float, list, str))
         if value is not None:
             found.append({"id": "gguf_unmapped", "title": "A RoPE key this reader does not map",
-                          "text": f"{meta.key(getattr(keys.Rope, name))} = {value!r}: a config.json has no field for "
+                          "text": f"{meta.key(template)} = {value!r}: a config.json has no field for "
                                   "it, so the spec above leaves it out; llama.cpp uses it."})
     names = set(tensor_names)
     for name, what in _FACTOR_TENSORS.items():
@@ -350,6 +356,9 @@ def _scaling(meta: _Meta, keys: Any, context: int, notes: list[str], found: list
     type_key, factor_key = meta.key(keys.Rope.SCALING_TYPE), meta.key(keys.Rope.SCALING_FACTOR)
     kind = meta.get(keys.Rope.SCALING_TYPE, str)
     factor = meta.get(keys.Rope.SCALING_FACTOR)
+    if factor is None:
+        # llama.cpp still reads the factor's older key, which gguf's Keys no longer names
+        factor = meta.get(_OLD_FACTOR_KEY)
     if kind is None:
         kind = "linear"
         if factor not in (None, 0, 1):
@@ -381,7 +390,7 @@ def _scaling(meta: _Meta, keys: Any, context: int, notes: list[str], found: list
                          f"{meta.key(keys.LLM.CONTEXT_LENGTH)} = {context}, as llama.cpp reads it")
         block["original_max_position_embeddings"] = original
         for name, field in (("SCALING_YARN_BETA_FAST", "beta_fast"), ("SCALING_YARN_BETA_SLOW", "beta_slow")):
-            value = meta.get(getattr(keys.Rope, name))
+            value = meta.get(getattr(keys.Rope, name)) if hasattr(keys.Rope, name) else None
             if value is not None:
                 block[field] = float(value)
     return {"rope_scaling": block}

@@ -40,7 +40,8 @@ SMOLLM2 = {"model_type": "llama", "hidden_size": 576, "num_attention_heads": 9, 
 def write_gguf(path: Path, arch: str = "qwen2", *, hidden: int = 1024, heads: int = 8, layers: int = 4,
                context: int | None = 131072, base: float | None = 1e6, scaling: str | None = "yarn",
                factor: float | None = 4.0, original: int | None = 32768, dims: int | None = None,
-               key_length: int | None = None, tensors: tuple[str, ...] = (), skip: tuple[str, ...] = ()) -> Path:
+               key_length: int | None = None, tensors: tuple[str, ...] = (), skip: tuple[str, ...] = (),
+               extra: dict | None = None) -> Path:
     """A GGUF file of metadata (and tiny tensors named in ``tensors``), as llama.cpp's converter writes it."""
     w = gguf.GGUFWriter(str(path), arch)
     if "context" not in skip and context is not None:
@@ -62,6 +63,8 @@ def write_gguf(path: Path, arch: str = "qwen2", *, hidden: int = 1024, heads: in
         w.add_rope_scaling_factor(factor)
     if original is not None:
         w.add_rope_scaling_orig_ctx_len(original)
+    for key, value in (extra or {}).items():
+        w.add_float32(key, value)
     for name in tensors:
         w.add_tensor(name, np.ones(8, dtype=np.float32))
     w.write_header_to_file()
@@ -275,6 +278,11 @@ def test_gguf_refusals_and_warnings(tmp_path, capsys):
                       tensors=("rope_freqs.weight",))
     code, out, _ = run("check", path, capsys=capsys)
     assert code == 1 and "Frequency factors stored as a tensor" in out and "rope_freqs.weight" in out
+    # the factor under its older key, and no scaling type: linear, as llama.cpp reads them
+    path = write_gguf(tmp_path / "f.gguf", scaling=None, factor=None, original=None,
+                      extra={"qwen2.rope.scale_linear": 2.0})
+    spec = M.rope_spec(read_gguf_config(path).config)
+    assert (spec.scaling, dict(spec.scaling_params)) == ("linear", {"factor": 2.0})
 
 
 def test_smollm2_gguf(tmp_path, capsys):
