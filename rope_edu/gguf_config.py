@@ -313,7 +313,8 @@ def read_gguf_config(path: Any) -> GGUFRead:
             raise ValueError(f"{path}: {meta.key(keys.Attention.KEY_LENGTH)} = {key_length}, but {family.label}'s code "
                              f"computes heads of {meta.key(keys.LLM.EMBEDDING_LENGTH)} / "
                              f"{meta.key(keys.Attention.HEAD_COUNT)} = {hidden // heads} dims")
-    else:
+    elif key_length is not None or family.head_default is not None:
+        # stated, or the config class would fill in its own default where llama.cpp divides
         config["head_dim"] = head_dim
 
     rotated = meta.get(keys.Rope.DIMENSION_COUNT, int)

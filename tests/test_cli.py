@@ -218,6 +218,9 @@ def test_gguf_reads_as_the_config_it_came_from(files, tmp_path):
     read = read_gguf_config(path)
     assert M.rope_spec(read.config).head_dim == 256 and read.config["rope_theta"] == 10000.0
     assert any("base 10,000, llama.cpp's default" in n for n in read.notes)
+    # Qwen3's config class fills in 128-dim heads where a config leaves head_dim out; llama.cpp divides
+    path = write_gguf(tmp_path / "q3.gguf", "qwen3", hidden=1024, heads=16, scaling=None, factor=None, original=None)
+    assert M.rope_spec(read_gguf_config(path).config).head_dim == 64 != M.FAMILIES["qwen3"].head_default
 
 
 def test_metadata_scan_reads_what_gguf_reader_reads(tmp_path):
