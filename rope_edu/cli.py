@@ -158,18 +158,19 @@ def load(path: Any, *, layer: int | None = None, layer_type: str | None = None) 
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     path = Path(path)
     kind, config, how, notes, found, keys = _read_file(path)
+    select: dict[str, Any] = {}
+    if layer is not None:
+        select["layer"] = layer
+    if layer_type is not None:
+        select["layer_type"] = layer_type
     try:
         plan = C.layer_plan(config)
-        select: dict[str, Any] = {}
-        if layer is not None:
-            select["layer"] = layer
-        if layer_type is not None:
-            select["layer_type"] = layer_type
         if not select:
             select = C.default_select(config, plan)
         spec = rope_spec(dict(config), **select)
     except (ValueError, TypeError) as err:
-        raise Unreadable(f"{path}: {_short(str(err))}") from None
+        hint = " (rope-edu: pass --layer N or --layer-type T)" if "layer_type" in str(err) and not select else ""
+        raise Unreadable(f"{path}: {_short(str(err))}{hint}") from None
     return Model(path=str(path), kind=kind, read_as=how, config=config, spec=spec, select=select, plan=plan,
                  notes=notes, file_warnings=found, gguf_keys=keys)
 
@@ -501,7 +502,10 @@ def _emit(args: argparse.Namespace, text: str, data: dict) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``rope-edu`` with ``argv`` (default: the command line); return the exit code."""
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # --help, or a usage error argparse has printed: its code, returned
+        return stop.code if isinstance(stop.code, int) else EXIT_UNREADABLE
     select = {"layer": args.layer, "layer_type": args.layer_type}
     try:
         if args.command == "check":

@@ -371,3 +371,10 @@ def test_diff_of_a_length_dependent_scaling(tmp_path):
     with pytest.raises(ValueError, match="tol"):
         cli.diff_report(a, b, tol=0)
     assert math.isclose(max(p["largest"] for p in report["pairs"]), np.pi, rel_tol=0.01)
+
+
+def test_usage_errors_return_a_code(capsys):
+    """main() returns argparse's code instead of raising SystemExit (a notebook calls it in-process)."""
+    assert cli.main(["--help"]) == 0 and "check" in capsys.readouterr().out
+    assert cli.main(["check"]) == 2 and "path" in capsys.readouterr().err
+    assert cli.main(["diff", "a", "b", "--tol", "4"]) == 2 and "--tol" in capsys.readouterr().err
