@@ -83,6 +83,21 @@ def _first(data: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
+def _spec(spec: Any, name: str = "spec", optional: bool = False) -> RopeSpec | None:
+    if spec is None and optional:
+        return None
+    if not isinstance(spec, RopeSpec):
+        raise TypeError(f"{name} must be a RopeSpec (from rope_spec){' or None' if optional else ''}, "
+                        f"got {type(spec).__name__}")
+    return spec
+
+
+def _context(ctx: Any) -> Mapping[str, Any]:
+    if not isinstance(ctx, Mapping) or not {"trained", "maximum"} <= set(ctx):
+        raise TypeError(f"ctx must be the dict contexts() returns (with 'trained' and 'maximum'), got {ctx!r}")
+    return ctx
+
+
 # --- the family and the layers --------------------------------------------------------------------
 
 
@@ -122,6 +137,8 @@ def layer_count(data: Mapping[str, Any] | None) -> int | None:
 
 def ranges(indices: list[int]) -> str:
     """Layer indices as short ranges: ``[0, 1, 2, 4]`` -> ``"0–2, 4"``."""
+    if not isinstance(indices, (list, tuple)) or not all(_is_int(i) for i in indices):
+        raise TypeError(f"indices must be a list of ints in increasing order, got {indices!r}")
     out, k = [], 0
     while k < len(indices):
         j = k
@@ -134,6 +151,7 @@ def ranges(indices: list[int]) -> str:
 
 def layer_summary(spec: RopeSpec) -> str:
     """One line for a layer's RoPE: what the plan groups layers by."""
+    _spec(spec)
     lead = f"{spec.layer_type}: " if spec.layer_type else ""
     if not spec.uses_rope:
         return f"{lead}no RoPE ({spec.no_rope_reason or 'NoPE layer'})"
@@ -192,6 +210,9 @@ def contexts(data: Mapping[str, Any], spec: RopeSpec | None, published: Any = No
         ``trained`` and ``maximum`` (int or None) and ``source`` (``{"trained": str, "maximum": str}``,
         where each comes from, in words).
     """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"data must be a config dict, got {type(data).__name__}")
+    _spec(spec, optional=True)
     params = dict(spec.scaling_params) if spec is not None else {}
     mpe = data.get("max_position_embeddings") if _is_int(data.get("max_position_embeddings")) else \
         data.get("n_positions") if _is_int(data.get("n_positions")) else spec.max_positions if spec is not None else None
@@ -212,6 +233,7 @@ def contexts(data: Mapping[str, Any], spec: RopeSpec | None, published: Any = No
 
 def plain_inv_freq(spec: RopeSpec) -> np.ndarray:
     """The frequencies ``spec`` would have without its scaling (proportional RoPE: its turning pairs, undivided)."""
+    _spec(spec)
     if spec.rotating_pairs is not None:
         plain = dataclasses.replace(spec, scaling="proportional", scaling_params={})
     else:
@@ -226,7 +248,8 @@ def pair_table(spec: RopeSpec, ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
     :math:`L\\theta_i/2\\pi`); turns at the maximum context at the frequency the model uses there (a
     length-dependent scaling at that length).
     """
-    maximum, trained = ctx.get("maximum"), ctx.get("trained")
+    _spec(spec)
+    maximum, trained = _context(ctx)["maximum"], ctx["trained"]
     inv = spec.inv_freq(maximum) if spec.depends_on_length and maximum else spec.inv_freq()
     plain = plain_inv_freq(spec)
     rows = []
@@ -245,6 +268,8 @@ def _tokens(n: int | None) -> str:
 
 def pairs_summary(spec: RopeSpec, ctx: Mapping[str, Any], rows: list[dict[str, Any]] | None = None) -> list[str]:
     """The sentences above the page's table of pairs (one list item per sentence)."""
+    _spec(spec)
+    _context(ctx)
     rows = pair_table(spec, ctx) if rows is None else rows
     done = sum(r["turns_trained"] is not None and r["turns_trained"] >= 1 for r in rows)
     moved = sum(r["moved"] for r in rows)
@@ -273,6 +298,7 @@ def pairs_summary(spec: RopeSpec, ctx: Mapping[str, Any], rows: list[dict[str, A
 
 def head_source(config: Any, spec: RopeSpec | None) -> str:
     """Where the layer's ``head_dim`` comes from, in words (describe() names it only when a default is used)."""
+    _spec(spec, optional=True)
     data, _, family = family_of(config)
     if data is None or family is None or spec is None:
         return ""
@@ -501,8 +527,7 @@ def warnings(config: Any, spec: RopeSpec | None, published: Any = None) -> list[
         ``{"id", "title", "text", "parts"}`` each (``parts``: the sentences of ``text``), in the page's
         order: ``schemas``, ``head_dim``, ``partial_rotary``, ``old_loader``, ``bf16``.
     """
-    if spec is not None and not isinstance(spec, RopeSpec):
-        raise TypeError(f"spec must be a RopeSpec (from rope_spec) or None, got {type(spec).__name__}")
+    _spec(spec, optional=True)
     data, _, family = family_of(config)
     if data is None:
         return []

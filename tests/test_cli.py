@@ -378,3 +378,19 @@ def test_usage_errors_return_a_code(capsys):
     assert cli.main(["--help"]) == 0 and "check" in capsys.readouterr().out
     assert cli.main(["check"]) == 2 and "path" in capsys.readouterr().err
     assert cli.main(["diff", "a", "b", "--tol", "4"]) == 2 and "--tol" in capsys.readouterr().err
+
+
+def test_model_check_validates_its_arguments():
+    spec = M.rope_spec(CLEAN)
+    ctx = C.contexts(CLEAN, spec)
+    for call in (lambda: C.pair_table("spec", ctx), lambda: C.warnings(CLEAN, {"base": 1}),
+                 lambda: C.layer_summary(None), lambda: C.plain_inv_freq(CLEAN), lambda: C.head_source(CLEAN, 3)):
+        with pytest.raises(TypeError, match="spec must be a RopeSpec"):
+            call()
+    with pytest.raises(TypeError, match="ctx must be"):
+        C.pair_table(spec, {"maximum": 10})
+    with pytest.raises(TypeError, match="data must be"):
+        C.contexts([1], spec)
+    with pytest.raises(TypeError, match="indices"):
+        C.ranges([0.5])
+    assert C.ranges([0, 1, 2, 4, 6, 7]) == "0–2, 4, 6–7" and C.warnings([1, 2], None) == []
