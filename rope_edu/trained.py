@@ -871,7 +871,8 @@ def window_perplexity(run: dict[str, Any], n_tokens: int, block: int, window: in
 # --- passkey retrieval (chapters 5 and 9, scripts/trained_retrieval.py) ----------------------------
 
 
-def retrieval_summary(result: dict[str, Any] | None = None, *, depth: float | None = None) -> dict[str, Any]:
+def retrieval_summary(result: dict[str, Any] | None = None, *, depth: float | None = None,
+                      methods: Any = ()) -> dict[str, Any]:
     """Greedy success and log-probability of the pass key by method and length, from a cached run of
     ``scripts/trained_retrieval.py`` (default: ``load_results("retrieval")``).
 
@@ -882,6 +883,8 @@ def retrieval_summary(result: dict[str, Any] | None = None, *, depth: float | No
         the later points: every cell states how many trials it holds).
     depth : float, optional
         Only the trials with the key at this depth (one of the run's ``depths``); default all.
+    methods : sequence of str, optional
+        Methods to give cells even if the run holds no trial of theirs yet (a run in progress).
 
     Returns
     -------
@@ -902,7 +905,10 @@ def retrieval_summary(result: dict[str, Any] | None = None, *, depth: float | No
         if isinstance(depth, bool) or not isinstance(depth, (int, float)) or float(depth) not in depths:
             raise ValueError(f"depth must be one of the run's depths {depths}, got {depth!r}")
         depths = [float(depth)]
-    methods = list(dict.fromkeys([t["method"] for t in result["trials"]] + [t["method"] for t in result["skipped"]]))
+    if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
+        raise TypeError(f"methods must be a sequence of method names, got {methods!r}")
+    methods = list(dict.fromkeys([t["method"] for t in result["trials"]] + [t["method"] for t in result["skipped"]]
+                                 + list(methods)))
     lengths = [int(x) for x in result["lengths"]]
     cells: dict[tuple[str, int], dict[str, Any]] = {}
     for m in methods:

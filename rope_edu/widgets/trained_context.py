@@ -58,7 +58,8 @@ DEPTHS: tuple[str, ...] = ("all",) + tuple(str(float(x)) for x in _retrieval_run
 
 @functools.lru_cache(maxsize=None)
 def _retrieval(depth: str) -> dict[str, Any]:
-    S = retrieval_summary(_retrieval_run(), depth=None if depth == "all" else float(depth))
+    S = retrieval_summary(_retrieval_run(), depth=None if depth == "all" else float(depth),
+                          methods=[name for _, name in METHODS])
     out: dict[str, Any] = {}
     for key, name in METHODS:
         cells = [S["cells"].get((name, int(n))) for n in LENGTHS]
