@@ -24,8 +24,11 @@ and either with the *other* layout, which is the layout bug of chapter 6 on real
 
 Measured with it (scripts under ``scripts/``, results cached as package data under
 ``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
-context shift, bfloat16 positions) and ``trained_context.py`` (scaled RoPE by position) and ``trained_probe.py`` (what the heads do
-with their pairs: :func:`attention_probe` and the functions after it).
+context shift, bfloat16 positions), ``trained_context.py`` (scaled RoPE by position), ``trained_probe.py`` (what the heads do
+with their pairs: :func:`attention_probe` and the functions after it), ``trained_interventions.py`` (the same
+measurements with one cause switched off: :func:`head_scores`, :func:`previous_token_use`,
+:func:`uniform_attention`, :func:`shifted_frequencies`) and ``trained_retrieval.py`` (passkey retrieval by
+method and length: :func:`retrieval_summary`).
 
 Tokenizer: :func:`load_tokenizer` returns transformers' tokenizer built from the same file (the
 vocabulary and merges are in the GGUF metadata). The package does not build its own: the forward
@@ -825,7 +828,8 @@ def load_results(name: str) -> dict[str, Any]:
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
         ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
         same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
-        ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length.
+        ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length;
+        ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``.
     """
     import json
 
