@@ -150,7 +150,7 @@ def data() -> dict[str, Any]:
 
 
 CONTROLS = [
-    Control("factor", "scale s (the text runs to s × 8,192 tokens)", "4", kind="select", options=list(FACTORS),
+    Control("factor", "scale s (the text runs to s × 8,192 tokens)", "2", kind="select", options=list(FACTORS),
             labels=[f"s = {f}" for f in FACTORS]),
     Control("position", "window along the text (first token)", 12288, min=0, max=MAX_START, step=WINDOW),
     Control("length", "retrieval: prompt length", LENGTHS[-1], kind="select", options=list(LENGTHS),

@@ -74,7 +74,7 @@ function draw(fig) {
   // retrieval: the share of keys retrieved against the prompt length (s = 2), under the perplexity
   const R = d.retrieval, rb = fig.layout.rbox;
   const rp = plot(fig.svg, rb, {
-    x: [0, 16384], y: [0, 1],
+    x: [0, 17408], y: [-0.08, 1.08],
     xticks: [0, 4096, 8192, 12288, 16384].map((t) => [t, t === 0 ? "0" : `${t / 1024}K`]),
     yticks: [[0, "0"], [0.5, "50 %"], [1, "100 %"]],
     xlabel: `prompt length (tokens), s = ${R.factor}`, ylabel: "keys retrieved", ylabelOffset: 46,
