@@ -63,7 +63,8 @@ def test_readouts_are_the_cache_at_the_window():
     T = cached("2")
     yarn = trained.window_perplexity(T["runs"]["YaRN"], 16384, 256)
     r = fig.readouts("2", 13312, plain=False, yarn=True, pi=False)
-    assert r == {"start": 13312.0, "yarn": pytest.approx(yarn[13])}
+    perplexity = {k: v for k, v in r.items() if not k.endswith(("_rate", "_logp"))}  # retrieval: below
+    assert perplexity == {"start": 13312.0, "yarn": pytest.approx(yarn[13])}
     # past the end of the s = 2 text the figure reads its last window
     r = fig.readouts("2", 30720, plain=True, yarn=True)
     assert r["start"] == 15360.0 and r["plain"] == pytest.approx(
