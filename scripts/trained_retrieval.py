@@ -33,6 +33,8 @@ The JSON is rewritten after each trial, so an interrupted run keeps what it fini
 
     .venv/bin/python scripts/trained_retrieval.py                       # the cached run
     .venv/bin/python scripts/trained_retrieval.py --lengths 1024 --keys 1 --out /tmp/r.json   # a short check
+    .venv/bin/python scripts/trained_retrieval.py --check       # the cached path against a whole pass
+    .venv/bin/python scripts/trained_retrieval.py --verify      # one cached trial past L per method, again
 """
 
 from __future__ import annotations
@@ -175,6 +177,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resume", action="store_true",
                         help="keep the trials already in --out and run only the missing ones")
+    parser.add_argument("--verify", nargs="*", metavar="METHOD",
+                        help="rerun, by one whole pass, one cached trial past the trained length per method "
+                             "(default: every method) and compare it with --out; writes nothing")
     parser.add_argument("--check", action="store_true", help="compare the cached path with a whole pass, then stop")
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_retrieval.json")
     args = parser.parse_args(argv)
@@ -190,6 +195,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     if args.check:
         return check(config, tensors, tok)
+    if args.verify:
+        return verify(config, tensors, tok, args)
     prefixes: list[dict] = []
     if args.resume and args.out.exists():  # an earlier run's trials (and its grid) are kept
         earlier = json.loads(args.out.read_text(encoding="utf-8"))
@@ -255,6 +262,44 @@ def check(config, tensors, tok, length: int = 600) -> dict:
     print(f"cached rest vs whole pass: largest difference {err:.2e} of the largest hidden value")
     assert err < 1e-4, err
     return {"relative_difference": err}
+
+
+def rerun(config, tensors, tok, trial: dict, factor: float) -> dict:
+    """One cached ``trial`` again, by one whole pass (no shared-beginning cache): its scores."""
+    import torch
+
+    from rope_edu import trained
+    from rope_edu.torch_rope import TorchLlama
+
+    dynamic = METHODS[trial["method"]][0] == "dynamic"
+    inv_freq, scaling = method_frequencies(trial["method"], config.head_dim, config.base, factor,
+                                           trial["length"] if dynamic else None)
+    model = TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
+    ids, answer, where = prompt_ids(tok, trial["length"], trial["depth"], trial["key"])
+    assert where == trial["needle_position"], (where, trial["needle_position"])
+    with torch.no_grad():
+        return score(model, ids, answer)
+
+
+def verify(config, tensors, tok, args) -> dict:
+    """:func:`rerun` one trial past the trained length per method (the shortest such length, the
+    key nearest the end, the first key) and compare with the cache; raises if they differ."""
+    cached = json.loads(args.out.read_text(encoding="utf-8"))
+    methods = args.verify or list(METHODS)
+    out = {}
+    for name in methods:
+        past = [t for t in cached["trials"] if t["method"] == name and t["length"] > config.context_length]
+        if not past:
+            print(f"{name}: no cached trial past the trained length")
+            continue
+        trial = min(past, key=lambda t: (t["length"], -t["depth"], t["key"]))
+        again = rerun(config, tensors, tok, trial, cached["factor"])
+        diff = abs(again["log_prob"] - trial["log_prob"])
+        print(f"{name:24s} L {trial['length']} depth {trial['depth']} key {trial['key']}: log p {again['log_prob']:.4f} "
+              f"(cached {trial['log_prob']:.4f}), greedy {again['greedy']} (cached {trial['greedy']})", flush=True)
+        assert again["greedy"] == trial["greedy"] and diff < 2e-3, (name, again, trial)
+        out[name] = {"log_prob": again["log_prob"], "cached": trial["log_prob"]}
+    return out
 
 
 def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
