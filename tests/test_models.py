@@ -859,9 +859,16 @@ def test_partial_rotary_families():
     qwen35 = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=256, num_hidden_layers=4)
     spec = rope_spec(qwen35, "full_attention")
     assert (spec.rotary_dim, spec.mrope_section, spec.mrope_assignment) == (64, (11, 11, 10), "interleaved")
+    # (11, 11, 10) over 8 pairs: as Qwen3.5's code does, height takes pairs 1, 4, 7, width 2, 5, time the rest
+    # (the sweep's SCALING_VARIANTS compare such sections with the code, layer by layer)
     small = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=4)
-    with pytest.raises(ValueError, match=r"mrope_section \[11, 11, 10\] must add up to rotary_dim // 2 = 8"):
-        rope_spec(small, "full_attention")
+    spec = rope_spec(small, "full_attention")
+    assert spec.mrope_section == (3, 3, 2)
+    assert "does not add up to rotary_dim // 2 = 8" in " ".join(spec.defaults)
+    # a contiguous family's code splits the pairs by the section: one that does not add up is refused
+    with pytest.raises(ValueError, match=r"mrope_section \[16, 24, 24\] must add up to rotary_dim // 2 = 32"):
+        rope_spec({"model_type": "qwen2_vl_text", "hidden_size": 128, "num_attention_heads": 2,
+                   "rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "mrope_section": [16, 24, 24]}})
     assert not rope_spec(qwen35, "linear_attention").uses_rope
     assert "no attention" in rope_spec(qwen35, "linear_attention").no_rope_reason
     # a multimodal Qwen3.5 config.json holds the language model in text_config
