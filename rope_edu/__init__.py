@@ -5,7 +5,8 @@ imported only on request, so ``import rope_edu`` never imports torch.
 """
 
 from . import plots, scaling
-from .attention import attention, attention_scores, causal_mask, softmax
+from .attention import (attention, attention_entropy, attention_scores, causal_mask, logn_scale,
+                        power_scale, softmax)
 from .decay import (
     expected_score,
     max_context,
@@ -179,6 +180,9 @@ __all__ = [
     "apply_rope",
     "attention",
     "attention_scores",
+    "attention_entropy",
+    "logn_scale",
+    "power_scale",
     "causal_mask",
     "softmax",
     "frequencies",

@@ -324,7 +324,10 @@ def compare_layer(spec, moved: np.ndarray, still: np.ndarray, role: str = "query
     if moved.shape[-1] != spec.head_dim:
         return f"head_dim {moved.shape[-1]} in the code, {spec.head_dim} in the spec"
     if not spec.uses_rope:
-        gap = np.abs(moved - still).max()
+        # a NoPE layer may still scale its queries by position (Llama 4, Beam): undo the factor at position 0
+        at_zero = spec.apply(np.ones_like(still), np.zeros_like(positions), role=role)
+        ours = spec.apply(still / at_zero, positions, role=role)
+        gap = np.abs(moved - ours).max()
         return None if gap <= 1e-5 * max(1.0, np.abs(still).max()) else f"the code rotates (change {gap:.3g}), the spec says NoPE"
     before = still.copy()
     part = slice(spec.rotary_offset, spec.rotary_offset + spec.rotary_dim)

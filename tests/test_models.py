@@ -579,7 +579,8 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 0}, {}, ValueError, "rotary_dim"),
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 16.0}, {}, TypeError, "rotary_dim"),
         ({**LLAMA, "model_type": "exaone4", "layer_types": ["sliding_attention", 3]}, {}, TypeError, "layer_types"),
-        ({**LLAMA, "model_type": "beam"}, {}, ValueError, "not supported by rope_spec"),
+        ({**LLAMA, "model_type": "glm5_next_text"}, {}, ValueError, "not supported by rope_spec"),
+        ({**LLAMA, "model_type": "beam"}, {}, ValueError, "layer_type is required for Beam"),
         ({**LLAMA, "model_type": "deepseek_v4", "layer_types": ["sliding_attention"]}, {"layer": 0}, ValueError,
          "no rope_parameters nested by layer type"),
     ],
@@ -1101,7 +1102,7 @@ def test_families_are_data():
     # have readers of their own; the shared extra rules are named functions
     assert {key for key, f in M.FAMILIES.items() if f.read is not None} == {"gptj", "codegen", "minimind"}
     extras = {f.extra.__name__ for f in M.FAMILIES.values() if f.extra is not None}
-    assert extras == {"_llama4_extra", "_mla_softmax_extra", "_query_scale_extra", "_mla_query_scale_extra"}
+    assert extras == {"_llama4_extra", "_mla_softmax_extra", "_query_scale_extra", "_mla_query_scale_extra", "_beam_extra"}
     assert len(M.MODEL_TYPES) >= len(M.FAMILIES) > 100
     for f in M.FAMILIES.values():
         assert f.layout in rope_edu.LAYOUTS and f.rotary in ("head", "fraction", "rotary_dim", "mla"), f.key

@@ -325,6 +325,12 @@ function _llama4_extra(cfg, parts) {
   return out;
 }
 
+function _beam_extra(cfg, parts) {
+  if (parts.uses_rope) return {};
+  const constants = cfg.family.class_defaults;  // not config fields: nothing to record as a default
+  return { query_power: [constants.query_power_length, constants.query_power_exponent] };
+}
+
 function _mla_softmax_extra(cfg, parts) {
   const rope = parts.rope;
   const allDim = own(rope.block, "mscale_all_dim");
@@ -411,7 +417,7 @@ function minimindYarn(cfg, block, b, dim) {
 
 /** Every callable the registry may name, by its Python name. */
 export const CALLABLES = {
-  ...PARAMS, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
+  ...PARAMS, _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
 };
 
 export function call(name, ...args) {

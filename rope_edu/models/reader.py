@@ -350,6 +350,15 @@ def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _beam_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """Beam: NoPE layers multiply queries by ``(1 + (m + 1) / length) ** exponent`` (its
+    ``compute_attention_scaling``; the two numbers are constants of its modeling code, row data here)."""
+    if parts["uses_rope"]:
+        return {}
+    constants = cfg.family.class_defaults  # not config fields: nothing to record as a default
+    return {"query_power": (float(constants["query_power_length"]), float(constants["query_power_exponent"]))}
+
+
 def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     """DeepSeek-style attention: ``scaling = qk_head_dim**-0.5 * mscale(factor, mscale_all_dim)**2``
     whenever ``rope_type`` is not "default" and ``mscale_all_dim`` is set (1 for factor <= 1)."""
