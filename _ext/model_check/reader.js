@@ -325,10 +325,11 @@ function _llama4_extra(cfg, parts) {
   return out;
 }
 
+/** rope_edu.models.reader.BEAM_QUERY_POWER: constants of Beam's modeling code, not config fields. */
+const BEAM_QUERY_POWER = [2048.0, 0.1];
+
 function _beam_extra(cfg, parts) {
-  if (parts.uses_rope) return {};
-  const constants = cfg.family.class_defaults;  // not config fields: nothing to record as a default
-  return { query_power: [constants.query_power_length, constants.query_power_exponent] };
+  return parts.uses_rope ? {} : { query_power: [...BEAM_QUERY_POWER] };
 }
 
 function _mla_softmax_extra(cfg, parts) {

@@ -350,13 +350,14 @@ def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: Beam's NoPE query scale ``(length, exponent)``: constants of its modeling code (``compute_attention_scaling``
+#: in transformers 5.24), not config fields; the page's interpreter holds the same two numbers.
+BEAM_QUERY_POWER = (2048.0, 0.1)
+
+
 def _beam_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
-    """Beam: NoPE layers multiply queries by ``(1 + (m + 1) / length) ** exponent`` (its
-    ``compute_attention_scaling``; the two numbers are constants of its modeling code, row data here)."""
-    if parts["uses_rope"]:
-        return {}
-    constants = cfg.family.class_defaults  # not config fields: nothing to record as a default
-    return {"query_power": (float(constants["query_power_length"]), float(constants["query_power_exponent"]))}
+    """Beam: NoPE layers multiply queries by ``(1 + (m + 1) / length) ** exponent``."""
+    return {} if parts["uses_rope"] else {"query_power": BEAM_QUERY_POWER}
 
 
 def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:

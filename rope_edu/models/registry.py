@@ -44,8 +44,6 @@ _GEMMA3_THETA = MappingProxyType({"sliding_attention": 10_000.0, "full_attention
 # Hunyuan's rotary embedding reads a "dynamic" block with alpha as NTK-alpha (a fixed, stretched base)
 _NTK_ALPHA = MappingProxyType({"dynamic": ("alpha", "ntk_alpha")})
 # config class defaults of the fields Llama 4's attention and GPT-J's reader read (beyond the RoPE block)
-# Beam's NoPE query scale: constants of its modeling code (compute_attention_scaling), not config fields
-_BEAM_DEFAULTS = MappingProxyType({"query_power_length": 2048.0, "query_power_exponent": 0.1})
 _LLAMA4_DEFAULTS = MappingProxyType({"use_qk_norm": True, "attn_temperature_tuning": True, "floor_scale": 8192,
                                      "attn_scale": 0.1})
 _GPTJ_DEFAULTS = MappingProxyType({"rotary_dim": 64, "n_positions": 2048})
@@ -113,7 +111,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction",
        default_fraction=0.5, layers=("attention_indices", "attn_layer_indices")),
     _F("beam", "Beam (text)", ("beam",), "transformers.models.beam", rope_types=("sliding_attention",),
-       qk_norm="before_rope", extra=_beam_extra, class_defaults=_BEAM_DEFAULTS),
+       qk_norm="before_rope", extra=_beam_extra, head_default=128),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
     _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj,
        class_defaults=_GPTJ_DEFAULTS),
