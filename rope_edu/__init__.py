@@ -92,7 +92,7 @@ from .multidim import (
 from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
 from . import dca, kvquant
 from .dca import DCA_KINDS, DCA_VARIANTS, DCADistances, DCAPositions, dca_position_ids, dca_relative_distances
-from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, outlier_keys, quantize
+from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, hadamard, outlier_keys, quantize, quantize_blocks
 from . import video
 from .video import (
     axes_frequencies,
@@ -229,6 +229,8 @@ __all__ = [
     "cached_keys",
     "outlier_keys",
     "quantize",
+    "quantize_blocks",
+    "hadamard",
     "video",
     "axes_frequencies",
     "intrinsic_frequency_index",
