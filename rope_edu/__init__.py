@@ -5,7 +5,8 @@ imported only on request, so ``import rope_edu`` never imports torch.
 """
 
 from . import kernels, plots, scaling
-from .attention import attention, attention_scores, causal_mask, softmax
+from .attention import (attention, attention_entropy, attention_scores, causal_mask, logn_scale,
+                        power_scale, softmax)
 from .decay import (
     expected_score,
     max_context,
@@ -93,7 +94,7 @@ from .multidim import (
 from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
 from . import dca, kvquant
 from .dca import DCA_KINDS, DCA_VARIANTS, DCADistances, DCAPositions, dca_position_ids, dca_relative_distances
-from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, outlier_keys, quantize
+from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, hadamard, outlier_keys, quantize, quantize_blocks
 from . import video
 from .video import (
     axes_frequencies,
@@ -182,6 +183,9 @@ __all__ = [
     "apply_rope",
     "attention",
     "attention_scores",
+    "attention_entropy",
+    "logn_scale",
+    "power_scale",
     "causal_mask",
     "softmax",
     "frequencies",
@@ -231,6 +235,8 @@ __all__ = [
     "cached_keys",
     "outlier_keys",
     "quantize",
+    "quantize_blocks",
+    "hadamard",
     "video",
     "axes_frequencies",
     "intrinsic_frequency_index",
