@@ -373,8 +373,8 @@ def fill_glossary(root: Path) -> int:
 def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, set[str]] | None = None,
                     terms=()) -> list[str]:
     """What is wrong with a figure catalog ``data`` (the JSON's content) against the English strings
-    the figures show (:func:`rope_edu.i18n.english_strings`) and the Python helpers' template keys
-    (:func:`rope_edu.i18n.template_keys`): a shown string or key with no translation (and not
+    the figures show (:func:`i18n_strings.english_strings`) and the Python helpers' template keys
+    (:func:`i18n_strings.template_keys`): a shown string or key with no translation (and not
     listed as "not shown"), an empty translation, a translation whose placeholders or numbers are
     not its key's."""
     from rope_edu.i18n import placeholders
@@ -462,7 +462,8 @@ def check_figures(root: Path) -> int:
     import json
 
     sys.path.insert(0, str(root))
-    from rope_edu.i18n import LANGUAGES, LOCALES, english_strings, template_keys
+    from i18n_strings import english_strings, template_keys
+    from rope_edu.i18n import LANGUAGES, LOCALES
 
     english, keys = english_strings(), template_keys()
     bad = 0

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "_ext"))
 sys.path.insert(0, str(Path(__file__).parent))
 import i18n as tool  # noqa: E402  (scripts/i18n.py)
+import i18n_strings  # noqa: E402  (scripts/i18n_strings.py)
 
 CATALOG = json.loads((i18n.LOCALES / "zh_CN.json").read_text(encoding="utf-8"))
 
@@ -116,7 +117,7 @@ def test_live_widget_carries_the_catalog_of_its_language():
 
 def test_catalog_covers_what_the_figures_show():
     """The only check of the real catalog against the figures' code (about 1 s: it imports every figure)."""
-    problems = tool.figure_problems(CATALOG, i18n.english_strings(), i18n.template_keys(), tool.load_terms(ROOT))
+    problems = tool.figure_problems(CATALOG, i18n_strings.english_strings(), i18n_strings.template_keys(), tool.load_terms(ROOT))
     assert problems == []
 
 
@@ -134,7 +135,7 @@ def test_figure_problems_catch_missing_keys_placeholders_numbers_and_terms():
 
 
 def test_extraction_turns_template_literals_into_placeholders():
-    found = i18n._js_strings('text(g, 0, 0, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });\n'
+    found = i18n_strings.js_strings('text(g, 0, 0, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });\n'
                              'fig.readout("x", `turns${sub(i)}`, v, 2, `of ${n}`); // a comment, not a label\n'
                              'legend(svg, 1, 2, [["at least one full turn made (solid ring)", COLORS.q]]);')
     # a readout's label is drawn, its name is not
@@ -161,7 +162,7 @@ def test_extraction_finds_drawn_one_word_and_semicolon_strings_and_nothing_of_th
         'const x = name.replace(/ "[a-z]+"/, "");  // "a comment", not drawn\n'
         'const y = a / b; z(y / 2, "kept");\n'
     )
-    found = i18n._js_strings(source)
+    found = i18n_strings.js_strings(source)
     assert found == {"binary", "the whole colour pattern;", "Δrow", "tokens", "score", "start", "end", "query", "plain RoPE", "scaled",
                      "0 for every word:", "the outputs only", "words", "t (time)",
                      "The marker is (L, b): green where it holds; {0} fail."}, found
