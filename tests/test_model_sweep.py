@@ -50,6 +50,8 @@ transformers = pytest.importorskip("transformers")
 
 from rope_edu import models as M  # noqa: E402
 from rope_edu.models import rope_spec  # noqa: E402
+from rope_edu.models.registry import _WRAPPERS  # noqa: E402
+from rope_edu.models.spec import _REORDER  # noqa: E402
 
 
 MODELS = Path(transformers.__file__).parent / "models"
@@ -324,7 +326,7 @@ def compare_layer(spec, moved: np.ndarray, still: np.ndarray, role: str = "query
     before[..., part] /= spec.attention_factor
     if spec.output_layout != spec.layout:
         # at position 0 such a family still reorders the rotated block: undo that to get its input
-        before[..., part] = M._REORDER[(spec.output_layout, spec.layout)](before[..., part])
+        before[..., part] = _REORDER[(spec.output_layout, spec.layout)](before[..., part])
     ours = _predict(spec, before, role, positions)
     # per pair (in the order the code writes them): |error| <= |pair| * (rtol * |angle| + atol), so that the
     # slow pairs, whose angles are small at these positions, are held to their own small tolerance
@@ -738,7 +740,7 @@ def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
     vision or audio encoder's) is read by rope_spec or listed in UNSUPPORTED with its reason; this lists any that
     is neither. Packages whose rotary classes all belong to vision/audio encoders, or that define no causal-LM,
     generation or text-model class, are outside rope_spec (encoders, codecs, detectors)."""
-    known = set(M.MODEL_TYPES) | set(M._WRAPPERS) | set(M.UNSUPPORTED)
+    known = set(M.MODEL_TYPES) | set(_WRAPPERS) | set(M.UNSUPPORTED)
     neither = {name: sorted(types) for name, types, decoder, generative in _rotary_modules()
                if decoder and generative and not types & known}
     assert not neither, f"model types with a rotary embedding that rope_spec neither reads nor refuses with a reason: {neither}"

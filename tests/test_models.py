@@ -1104,7 +1104,9 @@ def test_families_are_data():
 def test_layer_rules_are_one_tagged_value_per_family():
     """Which layers rotate: one ``layers`` value per family, a tag of LAYER_RULES and its arguments, refused
     when the tag is unknown (the reader names the tags it knows)."""
+    from rope_edu.models.config import _Config
     from rope_edu.models.layers import LAYER_RULES, _rule
+    from rope_edu.models.reader import _read_family
 
     used = {}
     for f in M.FAMILIES.values():
@@ -1119,8 +1121,8 @@ def test_layer_rules_are_one_tagged_value_per_family():
     assert used["forced"] == ["cohere2_moe"]
     bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
     with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
-        M._read_family(bad, M._Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
-                       None, None)
+        _read_family(bad, _Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+                     None, None)
 
 
 def test_published_tables_are_json_rows_with_named_fields(tmp_path, monkeypatch):

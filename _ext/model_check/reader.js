@@ -6,6 +6,7 @@ import {
   Config, PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
 } from "./config.js";
 import { knownTypes, layerTypes, noRopeReason, perLayer, ruleState, selectLayer, typeNames } from "./layers.js";
+import { FREQUENCIES } from "./scaling.js";
 
 function thetaDefault(family, layerType) {
   const d = family.default_theta;
@@ -390,9 +391,9 @@ function minimindYarn(cfg, block, b, dim) {
   return { base: b, method: "yarn", params, where, block };
 }
 
-/** Every callable the registry may name, by its Python name. */
+/** Every callable the registry may name, by its Python name (rope_edu.models.mirrored.CALLABLES, the same list). */
 export const CALLABLES = {
-  ...PARAMS, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
+  ...PARAMS, ...FREQUENCIES, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
 };
 
 export function call(name, ...args) {

@@ -4,8 +4,10 @@
 ``read`` of its own: which layers the selection covers and whether they rotate (:mod:`.layers`),
 their RoPE parameters (:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
 what the family's attention adds (the ``extra`` functions below). GPT-J/CodeGen and MiniMind have
-readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter implements each
-function here under the same name (``_ext/model_check/reader.js``).
+readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter follows this module
+in ``_ext/model_check/reader.js``, function by function, camelCased (``_rope_for`` is ``ropeFor``);
+the functions a row names (an ``extra``, a ``read``) keep their Python names there, as listed in
+:data:`rope_edu.models.mirrored.CALLABLES`.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import math
 from typing import Any, Mapping, Sequence
 
 from ..multidim import mrope_axes
-from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _read_rope, _Rope,
-                     _rope_block, _rotated, _split_heads)
+from ..scaling import yarn_softmax_scale
+from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _Rope, _rope_block,
+                     _rotated, _split_heads)
 from .family import Family
 from .layers import (_LOCAL_GLOBAL, NOT_ATTENTION, _select_layer, known_types, layer_types, no_rope_reason, per_layer,
                      rule_state, type_names)
+from .rope_types import _read_rope
 
 
 #: The key of a layer outside a family's ``scaling_layers`` (:func:`_layer_kind`, :func:`_rope_for`).
@@ -340,8 +344,7 @@ def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     if not parts["uses_rope"] or rope.method == "default" or not all_dim:
         return {}
     factor = float(_param(rope.block, "factor", rope.where))
-    m = 1.0 if factor <= 1 else 0.1 * float(all_dim) * math.log(factor) + 1.0
-    return {"softmax_scale_factor": m * m}
+    return {"softmax_scale_factor": 1.0 if factor <= 1 else yarn_softmax_scale(factor, all_dim)}
 
 
 def _query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
