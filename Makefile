@@ -7,13 +7,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all setup book test lab bench sync clean help
+.PHONY: all setup book test lint lab bench sync clean help
 
 all: book
 
 help:
 	@echo "make book   build the site into _build/html (only chapters whose outputs may be stale run)"
 	@echo "make test   run the whole test suite (unit, book build, browser, live JupyterLab)"
+	@echo "make lint   ruff on the code and mypy on the package (as tests/test_gates.py runs them)"
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make bench  print the speed benchmarks"
 
@@ -57,6 +58,11 @@ test: $(STAMP)
 	$(BIN)/python tests/lower_bounds.py --log >/dev/null 2>&1 &
 	$(BIN)/python -m pytest -n 2 --durations=20
 
+# The gates, configured in pyproject.toml ([tool.ruff], [tool.mypy]); tests/test_gates.py runs the same.
+lint: $(STAMP)
+	$(BIN)/ruff check rope_edu scripts tests _ext
+	$(BIN)/mypy rope_edu
+
 # JupyterLab refuses to run as root without --allow-root (containers, CI machines).
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -73,4 +79,4 @@ sync: $(STAMP)
 	$(BIN)/python scripts/notebooks.py sync
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -885,7 +885,7 @@ def write_reader_notebooks(app: Sphinx, exception: Exception | None) -> None:
             wanted[docname] = figures
     try:
         pictures = take_pictures(app, wanted, svgs)
-    except Exception as exc:  # noqa: BLE001 (any failure is the build's warning, an error under -W)
+    except Exception as exc:  # (any failure is the build's warning, an error under -W)
         LOGGER.warning(f"reader notebooks: no pictures of the figures: {exc}")
         pictures = None
     # the edition's folder on the published branch ("zh/" for the Chinese site); its notebooks

@@ -423,7 +423,7 @@ def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all
     def temperature(weight: float) -> float:
         return 0.1 * weight * math.log(factor) + 1.0
 
-    if mscale is None:
+    if mscale is None or mscale_all_dim is None:
         return temperature(1.0)
     return temperature(mscale) / temperature(mscale_all_dim)
 

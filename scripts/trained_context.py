@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> dict:
     n, trained_length = ids.shape[0], config.context_length
     pred = np.arange(1, n)  # position of each predicted token
     result = {}
+    plain_ll = None  # plain RoPE's log-likelihoods, once its run is done (dynamic NTK reuses them inside L)
     for name in args.methods:
         c, w = time.process_time(), time.perf_counter()
         passes = None
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> dict:
             # one pass per range end b past the trained length, scoring [a, b) with seq_len = b
             ll, passes = np.full(n - 1, np.nan), []
             inside = pred < trained_length
-            if "plain RoPE" in runs and runs["plain RoPE"]["n_tokens"] == n:
+            if plain_ll is not None:
                 ll[inside] = plain_ll[inside]
             else:
                 length = min(n, trained_length)

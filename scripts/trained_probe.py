@@ -110,7 +110,6 @@ def key_quantisation(probe: dict, base: float) -> dict:
 
 
 def stopped_pairs(model, config, ids) -> dict:
-    import numpy as np
 
     from rope_edu import trained
 

@@ -22,14 +22,14 @@ from bs4 import BeautifulSoup
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
-import i18n  # noqa: E402
+import i18n
 
 SKIP = {"search.html", "genindex.html", "index.html", "prf-prf.html"}   # generated: no page body
 
 
 def _pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html")
-                  if not p.relative_to(site).parts[0] in ("zh", "_static", "_sources", "_images")
+                  if p.relative_to(site).parts[0] not in ("zh", "_static", "_sources", "_images")
                   and p.name not in SKIP)
 
 

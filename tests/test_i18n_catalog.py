@@ -15,7 +15,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from rope_edu import i18n, plots

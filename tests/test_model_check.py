@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 

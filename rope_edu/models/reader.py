@@ -84,7 +84,7 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
 
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
-    common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
+    common: dict[str, Any] = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
                   retype=family.retype, note=family.scalings_note)
     source = f"{family.label} config default_theta"
     if key == _UNSCALED:
@@ -232,7 +232,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         chosen = [(i, t) for i, t in enumerate(types) if layer_type is None or t == layer_type]
     else:
         chosen = [(None, layer_type)]
-    kinds = {}
+    kinds: dict[tuple[bool, str | None, str], list[int | None]] = {}
     for i, t in chosen:
         if (per_type or family.rope_types is not None) and t is None:
             raise ValueError(
@@ -292,7 +292,7 @@ def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str 
     if family.type_head is None or cfg.data.get("per_layer_config") is not None:
         return cfg
     types = {t for _, t in chosen}
-    hit = types & set(family.type_head)
+    hit = {t for t in types if t is not None and t in family.type_head}
     if not hit:
         return cfg
     if len(types) > 1:

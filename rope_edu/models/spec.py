@@ -9,8 +9,6 @@ does, and describes itself.
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -267,6 +265,8 @@ class RopeSpec:
                 f"x.shape[-1] must be head_dim = {self.head_dim} for this {self.family!r} spec, got {x.shape[-1]}"
             )
         if self.mrope_section is not None:
+            if self.mrope_assignment is None:
+                raise ValueError("an M-RoPE spec (mrope_section set) needs its mrope_assignment")
             positions = _mrope_text_rows(positions, x.shape[0], x.shape[2])
             inv_freq, factor = self._frequencies(seq_len)
             part = slice(self.rotary_offset, self.rotary_offset + self.rotary_dim)
