@@ -21,15 +21,68 @@ import numpy as np
 _HF_THETA = 10000.0
 
 
+@dataclass(frozen=True)
+class Default:
+    """A value the reader filled in for a field the config leaves out, or a stated value the family's
+    code does not read: one line of :attr:`RopeSpec.defaults` (``str(record)``).
+
+    Attributes
+    ----------
+    field : str
+        The field, as the line names it (``"rope_theta"``, ``"rope_scaling.beta_fast"``).
+    value : Any
+        The value used (``kind`` "default", "fixed"), or the stated value left unread ("unread").
+    source : str
+        Where the value comes from (``"transformers' YaRN default"``); for "unread", what happens to
+        the stated value and why (``"is not read: ..."``, ``"is ignored: ..."``); for "fixed", why,
+        in parentheses.
+    kind : {"default", "unread", "fixed"}
+        "fixed": the config class fixes the value for some layers, whatever the config states.
+    rule : str
+        For a default computed from other fields: how (``"max_position_embeddings"``).
+    """
+
+    field: str
+    value: Any
+    source: str
+    kind: str = "default"
+    rule: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "unread":
+            return f"{self.field} = {self.value!r} {self.source}"
+        if self.kind == "fixed":
+            return f"{self.field} = {self.value!r}, no scaling {self.source}"
+        rule = f"{self.rule} = " if self.rule else ""
+        return f"{self.field} = {rule}{self.value!r} ({self.source}; the config does not state it)"
+
 
 class _Config:
-    """A configuration as a dict: errors name the field, used defaults are recorded."""
+    """A configuration as a dict: errors name the field, used defaults are recorded (:class:`Default`)."""
 
-    def __init__(self, data: Mapping[str, Any], model_type: str, family: Any = None) -> None:
+    def __init__(self, data: Mapping[str, Any], model_type: str, family: Any = None,
+                 records: list[Default] | None = None) -> None:
         self.data = data
         self.model_type = model_type
         self.family = family  # the Family row being read (its class_defaults)
-        self.defaults: list[str] = []
+        self.records: list[Default] = [] if records is None else records
+
+    @property
+    def defaults(self) -> tuple[str, ...]:
+        """The records as :attr:`RopeSpec.defaults` shows them, in the order they were made."""
+        return tuple(str(r) for r in self.records)
+
+    def record(self, field: str, value: Any, source: str, *, kind: str = "default", rule: str = "") -> None:
+        """Record a :class:`Default`."""
+        self.records.append(Default(field, value, source, kind, rule))
+
+    def forget(self, field: str) -> None:
+        """Drop the records of ``field`` (a value read again from another field)."""
+        self.records[:] = [r for r in self.records if r.field != field]
+
+    def derive(self, data: Mapping[str, Any]) -> _Config:
+        """The same config with ``data`` instead (per-layer overrides), recording into the same records."""
+        return _Config(data, self.model_type, self.family, self.records)
 
     def has(self, name: str) -> bool:
         return self.data.get(name) is not None
@@ -44,7 +97,7 @@ class _Config:
         """The field's value, or ``value`` (a default documented by ``source``), recorded."""
         if self.data.get(name) is not None:
             return self.data[name]
-        self.defaults.append(f"{name} = {value!r} ({source}; the config does not state it)")
+        self.record(name, value, source)
         return value
 
     def class_default(self, name: str) -> Any:
@@ -100,9 +153,8 @@ def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> t
         if value is None:
             continue
         if name in ignored:
-            cfg.defaults.append(f"{name} = {value!r} is not read: {label}'s config class keeps {name} as a field of "
-                                "its own and never moves it into rope_parameters, so its code uses plain RoPE at "
-                                "rope_theta")
+            cfg.record(name, value, f"is not read: {label}'s config class keeps {name} as a field of its own and "
+                       "never moves it into rope_parameters, so its code uses plain RoPE at rope_theta", kind="unread")
             continue
         if not isinstance(value, Mapping):
             raise TypeError(f"{name} must be a dict, got {value!r} of type {type(value).__name__}")
@@ -127,8 +179,8 @@ def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> t
         # rope_parameters): what only rope_parameters states is not read, and the base comes from the top level
         # or the config class's default
         for k in sorted(set(b1) - set(b2)):
-            cfg.defaults.append(f"{n1}.{k} = {b1[k]!r} is not read: transformers 5 keeps {n2} alone when a config "
-                                f"has both (and transformers 4 never reads {n1})")
+            cfg.record(f"{n1}.{k}", b1[k], f"is not read: transformers 5 keeps {n2} alone when a config has both "
+                       f"(and transformers 4 never reads {n1})", kind="unread")
         return b2, n2
     return blocks[0][1], blocks[0][0]
 
@@ -146,7 +198,7 @@ def _theta(cfg: _Config, block: Mapping[str, Any], where: str, keys: Sequence[st
         return _base(value, name)
     if default is None:
         raise ValueError(f"the {cfg.model_type!r} config is missing the field {name0!r} (the RoPE base)")
-    cfg.defaults.append(f"{name0} = {default!r} ({source}; the config does not state it)")
+    cfg.record(name0, default, source)
     return default
 
 
@@ -176,10 +228,8 @@ def _original_length(cfg: _Config, block: Mapping[str, Any], where: str, *, top_
     # transformers' standardize_rope_params: defaults to max_position_embeddings for llama3/yarn/longrope
     value = cfg.require("max_position_embeddings", f" (needed because {where} does not state "
                                                    "original_max_position_embeddings)")
-    cfg.defaults.append(
-        f"{where}.original_max_position_embeddings = max_position_embeddings = {value!r} "
-        "(transformers' standardize_rope_params; the config does not state it)"
-    )
+    cfg.record(f"{where}.original_max_position_embeddings", value, "transformers' standardize_rope_params",
+               rule="max_position_embeddings")
     return value
 
 
@@ -202,7 +252,7 @@ def _fraction(cfg: _Config, rope: _Rope, names: Sequence[str], default: float | 
     if default is None:
         raise ValueError(f"the {cfg.model_type!r} config is missing the field {names[0]!r}")
     if default != 1.0:
-        cfg.defaults.append(f"{names[0]} = {default!r} ({source}; the config does not state it)")
+        cfg.record(names[0], default, source)
     return default, names[0]
 
 

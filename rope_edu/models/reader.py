@@ -78,8 +78,8 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
             continue
         default = family.theta_default(key)
         if _base(value, name) != default:
-            cfg.defaults.append(f"{name} = {value!r} is ignored: {family.label}'s config class drops that keyword and "
-                                f"keeps its default base {default!r}, which its code then uses")
+            cfg.record(name, value, f"is ignored: {family.label}'s config class drops that keyword and keeps its "
+                       f"default base {default!r}, which its code then uses", kind="unread")
 
 
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
@@ -120,8 +120,8 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         stated = [k for k in family.theta_keys if cfg.has(k)]
         note = (f" (it ignores {stated[0]} = {cfg.data[stated[0]]!r} for them)" if stated
                 and float(cfg.data[stated[0]]) != base else "")
-        cfg.defaults.append(f"{key} layers: rope_theta = {base!r}, no scaling ({family.label} config class; a flat "
-                            f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
+        cfg.record(f"{key} layers: rope_theta", base, f"({family.label} config class; a flat rope_theta/rope_scaling "
+                   f"reaches {', '.join(family.flat_types)} layers only){note}", kind="fixed")
         return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
     block, where = _rope_block(cfg, family.ignored_scaling, family.label)
     _dropped_theta(family, cfg, block, where, key)
@@ -131,8 +131,7 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         return _read_rope(cfg, theta_keys=keys, block=block, where=where,
                           default_theta=family.theta_default(key), theta_source=source, nested=True, **common)
     if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
-        cfg.defaults.append(f"rope_parameters = {dict(family.default_block)!r} ({family.label} config default; "
-                            "the config does not state it)")
+        cfg.record("rope_parameters", dict(family.default_block), f"{family.label} config default")
         block = {**family.default_block, **block}
     keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
     return _read_rope(cfg, theta_keys=keys, block=block, where=where,
@@ -175,7 +174,7 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
         if stated and int(head_dim * fraction) != legacy:
             raise ValueError(f"the config states {family.rotary_dim_key} = {legacy} and {label} = {fraction} "
                              f"(= {int(head_dim * fraction)} of head_dim {head_dim} dims); they must agree")
-        cfg.defaults[:] = [d for d in cfg.defaults if not d.startswith(f"{label} = ")]
+        cfg.forget(label)
         fraction, label = legacy / head_dim, family.rotary_dim_key
     if rope.method == "proportional":
         # Gemma 4's global layers: the table covers the whole head (pairs (i, i + head_dim/2)); the
@@ -270,8 +269,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         section = rope.block.get("mrope_section")
         if section is None:
             section = default_section
-            cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
-                                "embedding default; the config does not state it)")
+            cfg.record(f"{rope.where}.mrope_section", list(default_section), "the family's rotary embedding default")
         if mrope_axes(section, assignment=assignment).size != parts["rotary_dim"] // 2:
             raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to "
                              f"rotary_dim // 2 = {parts['rotary_dim'] // 2}")
@@ -301,9 +299,7 @@ def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str 
     (layer_type,) = hit
     name, default = family.type_head[layer_type]
     value = _positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
-    out = _Config({**cfg.data, "head_dim": value}, cfg.model_type, cfg.family)
-    out.defaults = cfg.defaults
-    return out
+    return cfg.derive({**cfg.data, "head_dim": value})
 
 
 def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
@@ -319,9 +315,7 @@ def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
         raise ValueError("per_layer_config gives the selected layers different settings; pass layer=index")
     if not found[0]:
         return cfg
-    out = _Config({**cfg.data, **found[0]}, cfg.model_type, cfg.family)
-    out.defaults = cfg.defaults
-    return out
+    return cfg.derive({**cfg.data, **found[0]})
 
 
 # --- what some attention layers add (shared rules) -------------------------------------------------

@@ -62,7 +62,7 @@ def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False,
         if block.get(name):
             params[name] = block[name]
         else:
-            cfg.defaults.append(f"{where}.{name} = {default!r} (transformers' YaRN default; the config does not state it)")
+            cfg.record(f"{where}.{name}", default, "transformers' YaRN default")
     if nested:
         # transformers' YaRN reads `config.rope_parameters.get("truncate", True)`: with parameters nested
         # by layer type that is the outer dict, so a per-layer-type truncate is never read (nor a flat
@@ -70,13 +70,13 @@ def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False,
         outer = cfg.data.get("rope_parameters")
         truncate = outer.get("truncate", True) if isinstance(outer, Mapping) and block is not outer else True
         if block.get("truncate") is not None and block["truncate"] != truncate:
-            cfg.defaults.append(f"{where}.truncate = {block['truncate']!r} is not read: transformers' YaRN reads "
-                                f"truncate from the top level of rope_parameters ({truncate!r})")
+            cfg.record(f"{where}.truncate", block["truncate"], "is not read: transformers' YaRN reads truncate from "
+                       f"the top level of rope_parameters ({truncate!r})", kind="unread")
         params["truncate"] = truncate
     elif block.get("truncate") is not None:
         params["truncate"] = block["truncate"]
     else:
-        cfg.defaults.append(f"{where}.truncate = True (transformers' YaRN default; the config does not state it)")
+        cfg.record(f"{where}.truncate", True, "transformers' YaRN default")
     if block.get("attention_factor") is not None:
         params["attention_factor"] = block["attention_factor"]
     # transformers uses mscale / mscale_all_dim only when both are set and non-zero
@@ -109,10 +109,8 @@ def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: 
                                                      f"original_max_position_embeddings when {where} has no factor)")
         params["factor"] = _positive_int(mpe, "max_position_embeddings") / _positive_int(
             original, "original_max_position_embeddings")
-        cfg.defaults.append(
-            f"{where}.factor = max_position_embeddings / original_max_position_embeddings = {params['factor']!r} "
-            "(transformers' LongRoPE rule; the config does not state it)"
-        )
+        cfg.record(f"{where}.factor", params["factor"], "transformers' LongRoPE rule",
+                   rule="max_position_embeddings / original_max_position_embeddings")
     if block.get("attention_factor") is not None:
         params["attention_factor"] = block["attention_factor"]
     return params
@@ -132,8 +130,8 @@ def _ntk_alpha_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[s
     factor = _param(block, "factor", where)
     cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; "
                             "without it transformers fails)")
-    cfg.defaults.append(f"{where}.factor = {factor!r} is not used: with alpha = {block['alpha']!r} the code stretches "
-                        "the base (NTK-alpha) instead of dynamic NTK")
+    cfg.record(f"{where}.factor", factor, f"is not used: with alpha = {block['alpha']!r} the code stretches the base "
+               "(NTK-alpha) instead of dynamic NTK", kind="unread")
     return {"alpha": _param(block, "alpha", where)}
 
 
@@ -285,7 +283,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
     if block.get("rope_type") is None:
         rope_type = "default"
         if block:  # transformers: rope_type defaults to "default"
-            cfg.defaults.append(f"{where}.rope_type = 'default' (transformers' default; the config does not state it)")
+            cfg.record(f"{where}.rope_type", "default", "transformers' default")
     else:
         rope_type = block["rope_type"]
     if isinstance(rope_type, str) and rename and rope_type in rename:
