@@ -30,9 +30,12 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "set_language", "catalog", "translate", "templates", "message",
-           "placeholders", "html_strings", "translate_html", "HOLE", "WORDS", "FONT", "FONT_FAMILY"]
+           "placeholders", "html_strings", "translate_html", "HOLE", "WORDS", "HAN_RANGE", "CJK_RANGE", "FONT",
+           "FONT_FAMILY"]
 
-#: Folder of the catalogs (``<lang>.json``) and the plots' CJK font.
+#: Folder of the catalogs (``<lang>.json``) and the plots' CJK font. A real path, not an
+#: ``importlib.resources`` Traversable: matplotlib registers the font by file name and the book's
+#: build copies the folder (the package is installed as files, never zipped).
 LOCALES = Path(__file__).with_name("locales")
 #: Environment variable naming the language (``zh_CN``) when :func:`set_language` was not called.
 LANG_ENV = "ROPE_EDU_LANG"
@@ -86,8 +89,13 @@ def catalog(lang: str) -> dict[str, str]:
 
 #: A placeholder of a key or translation: ``{0}``, ``{1}``, ...
 HOLE = re.compile(r"\{(\d+)\}")
-#: What makes a string words a reader sees (two Latin letters in a row, or a CJK character).
-WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+#: The Chinese characters (CJK Unified Ideographs), as the body of a regex character class.
+HAN_RANGE = "\u4e00-\u9fff"
+#: Everything a CJK font draws: radicals, punctuation, kana, ideographs, compatibility ideographs
+#: and full-width forms (a regex character class body): what the plots' Chinese font must cover.
+CJK_RANGE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
+#: What makes a string words a reader sees (two Latin letters in a row, or a Chinese character).
+WORDS = re.compile(f"[A-Za-z]{{2,}}|[{HAN_RANGE}]")
 
 
 @lru_cache(maxsize=None)

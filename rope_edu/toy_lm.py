@@ -50,6 +50,8 @@ from .rope import frequencies
 __all__ = ["POSITION_SCHEMES", "P_ROPE_RESULTS_PATH", "RESULTS_PATH", "TASKS", "ToyConfig", "TinyLM", "config_dict",
            "load_results", "make_batch", "rotating_pairs", "summarise", "train_and_evaluate"]
 
+# Paths, not importlib.resources Traversables: load_results takes a path (the scripts write these
+# files, the chapter reads them back), and the package is installed as files (never zipped).
 #: The cached results of ``scripts/length_generalisation.py`` (shipped with the package).
 RESULTS_PATH = Path(__file__).with_name("data") / "length_generalisation.json"
 #: The cached results of ``scripts/p_rope_experiment.py`` (RoPE against p-RoPE, chapter 5).

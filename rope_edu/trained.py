@@ -696,10 +696,10 @@ def load_results(name: str) -> dict[str, Any]:
         ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length.
     """
     import json
+    from importlib import resources
 
     name = check_choice(name, ("layout", "cache", "context", "context_s4", "context_2048", "probe"), "name")
-    path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads((resources.files("rope_edu") / "data" / f"trained_{name}.json").read_text(encoding="utf-8"))
 
 
 #: The cached runs of ``scripts/trained_context.py`` by scale factor s (see :func:`context_results`).

@@ -100,7 +100,7 @@ def test_core_js_wraps_chinese_between_characters():
                       'wrapWords("the outputs only move with their words", 12)]));')
     zh, en = lines
     assert "".join(zh).replace(" ", "") == "不加位置时变化为0（浮点舍入约1e−16，显示为0）：输出只是随词一起移动。"
-    assert all(sum(2 if re.match(r"[\u2e80-\u9fff\uff00-\uffef]", c) else 1 for c in line) <= 21 for line in zh)
+    assert all(sum(2 if re.match(f"[{i18n.CJK_RANGE}]", c) else 1 for c in line) <= 21 for line in zh)
     assert en == ["the outputs", "only move", "with their", "words"]
 
 

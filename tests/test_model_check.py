@@ -26,6 +26,7 @@ import pytest
 
 from conftest import ROOT
 from rope_edu import models as M
+from rope_edu.i18n import HAN_RANGE
 from rope_edu.models.spec import _as_dict
 from rope_edu.spec_export import callable_names, published_tables, registry, registry_json
 
@@ -561,7 +562,7 @@ def test_page_opens_at_a_published_model_named_in_its_address(site_url, browser,
         page.close()
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN_RANGE}]")
 
 
 def test_chinese_page_speaks_chinese(site_url, browser, built_book):

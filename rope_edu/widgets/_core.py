@@ -47,6 +47,8 @@ NOSCRIPT = "Interactive figure: it needs JavaScript."
 STATIC_ENV = "ROPE_EDU_STATIC"
 
 #: Folder of the figures' ES modules, the shared ``core.js``, ``loader.js`` and ``figures.css``.
+# A real path, not an importlib.resources Traversable: the book's build serves these files and
+# globs the folder, and the package is installed as files (never zipped).
 JS_DIR = Path(__file__).with_name("js")
 
 
