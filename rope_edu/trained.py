@@ -816,7 +816,8 @@ def probe_statistics(probe: dict, n: int, inv_freq: Any, *, threshold: float = 0
 
 
 #: The cached measurements :func:`load_results` reads, ``rope_edu/data/trained_{name}.json``.
-RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "probe", "interventions", "retrieval")
+RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions",
+           "retrieval")
 
 
 def load_results(name: str) -> dict[str, Any]:
@@ -824,12 +825,14 @@ def load_results(name: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "context_s4", "context_2048", "probe", "interventions", "retrieval"}
+    name : {"layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions", "retrieval"}
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
         ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
         same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
         ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length;
-        ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``.
+        ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``;
+        ``"context_controls"`` is ``trained_context_controls.py`` (YaRN's attention factor and Position
+        Interpolation's fast pairs switched off one at a time, inside the trained length).
     """
     import json
     from importlib import resources

