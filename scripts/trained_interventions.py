@@ -122,6 +122,7 @@ def distance_curves(model, probe, ids, theta) -> dict:
 
 def previous_heads(probe, theta, heads_list, base: float) -> dict:
     """Part 2: each previous-token head with single pairs and bands of pairs stopped."""
+    import numpy as np
 
     from rope_edu import trained
 
