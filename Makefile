@@ -62,7 +62,7 @@ test: $(STAMP)
 # The edit loop: every test that needs neither the built book nor Chromium (the markers are set
 # from the fixtures a test uses: tests/conftest.py), on two workers. CONTRIBUTING.md "Tests".
 check: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not book and not browser" --durations=5
+	$(BIN)/python -m pytest -n 2 -q -m "not book and not browser and not slow" --durations=5
 
 # The gates, configured in pyproject.toml ([tool.ruff], [tool.mypy]); tests/test_gates.py runs the same.
 lint: $(STAMP)

@@ -306,6 +306,7 @@ def test_registry_refuses_what_it_cannot_export(monkeypatch):
         callable_names({"families": {}})
 
 
+@pytest.mark.slow
 def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
     """Same spec (or the same refusal) from Python and JavaScript for every case; for each config as a whole, the
     same warnings, layer plan and head_dim sentence from the page's checks.js and rope_edu.model_check (which

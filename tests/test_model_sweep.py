@@ -462,6 +462,7 @@ def summary() -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_sweep():
     """Every family, one after the other in one test (so that pytest-xdist cannot split the sweep):
     the summary is printed (``-s``; ``-rA`` shows it too), and checked:
@@ -535,6 +536,7 @@ def needs_yarn_forward(cand: Candidate) -> bool:
     return rotary_family(key, family, cand).get(("yarn", "v5"), ("cannot", ""))[0] != "agree"
 
 
+@pytest.mark.slow
 def test_sweep_with_a_yarn_block():
     """The families of :func:`needs_yarn_forward` again with a YaRN block: none is wrong (a family whose config
     class or code refuses YaRN cannot be compared; rope_spec may refuse with a message naming it).
@@ -990,6 +992,7 @@ def rotary_families() -> list[tuple[str, M.Family, Candidate]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_scaling_type_against_the_rotary_module():
     """Every family rope_spec reads, with every scaling type transformers implements (and Hunyuan's NTK-alpha), in
     both schemas, against the family's own rotary module: none is wrong; rope_spec refuses only with a message
