@@ -164,6 +164,24 @@ def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
     assert page.read_text(encoding="utf-8") == once
 
 
+def test_one_search_box_the_header_row_of_search_buttons_goes(tmp_path):
+    """The page header holds only copies of the sidebar's search button: it is emptied and hidden
+    (kept for the theme's scripts); the sidebar's button stays (issue 45)."""
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<header id="pst-header" class="bd-header navbar navbar-expand-lg bd-navbar d-print-none">\n'
+        '<div class="navbar-persistent--container"><button class="btn search-button-field">S</button></div>\n'
+        '<div class="navbar-persistent--mobile"><button class="btn search-button-field">S</button></div>\n'
+        '</header>\n<div class="sidebar-primary-item"><button class="btn search-button-field">S</button></div>\n',
+        encoding="utf-8")
+    book_pages._fix_pages(tmp_path)
+    once = page.read_text(encoding="utf-8")
+    assert '<header id="pst-header" class="bd-header navbar navbar-expand-lg bd-navbar d-print-none" hidden></header>' in once
+    assert once.count("search-button-field") == 1
+    book_pages._fix_pages(tmp_path)
+    assert page.read_text(encoding="utf-8") == once
+
+
 def test_the_chinese_edition_names_its_buttons_in_chinese(tmp_path):
     """In the Chinese edition the names the fixes give are Chinese, and the search field's button
     is named by its visible text "搜索 Ctrl+K" (the theme's aria-label "搜索" left out part of it:

@@ -3,11 +3,15 @@
 Every page of the built site is opened in headless Chromium at 390 px (a phone) and 1280 px (a
 laptop) and checked for:
 
-* figures: every control (and its label) inside the viewport, every SVG text at least 10 px;
-  notebook plots shown at no less than 3/4 of their size (their 10 pt text at least 10 px);
+* figures: every control (and its label) inside the viewport, every SVG text at least 10 px; on a
+  phone a figure's controls and drawing on one screen (or its controls sticky and compact);
+  notebook plots never wider than their box, and one shown under 3/4 of its size (its 10 pt text
+  under 10 px) with a visible link to enlarge it;
+* reading (issue 45): the landing page's figure on its first screen and its reading paths within
+  two, at 1280x800 and 390x844; a chapter page on a phone at most 25 screens;
 * math: a display equation wider than its column scrolls inside its own box (nothing clipped, the
-  equation number does not cover it) with a shadow at its cut edge; inline math stays inside the
-  text column;
+  equation number does not cover it) with a shadow at its cut edge, and is shown broken at its
+  relations only where its one line does not fit; inline math stays inside the text column;
 * text: no page wider than the window, no verdict line or text output cut (issue 34);
 * accessibility: no axe-core violation of impact serious or critical; a keyboard reader reaches
   the first figure in a handful of key presses; the figures' focus ring contrasts 3:1 with the page;
@@ -198,6 +202,8 @@ _MEASURE_JS = r"""() => {
     out.landing = {figure: fig ? Math.round(fig.getBoundingClientRect().top + window.scrollY) : null,
                    paths: Math.round(paths.getBoundingClientRect().top + window.scrollY)};
   }
+  // inline formulas that are tab stops (book.js: only one really wider than its room scrolls)
+  out.inlineTabStops = document.querySelectorAll('article span.math[tabindex]').length;
   out.mathErrors = [...document.querySelectorAll('mjx-merror, .katex-error')].map(e => e.textContent.slice(0, 60));
   // the page itself never scrolls sideways
   const docWidth = document.documentElement.scrollWidth;
@@ -538,6 +544,17 @@ def test_display_math_never_clipped(surfaces):
 
 def test_inline_math_inside_the_column(surfaces):
     bad = _collect(surfaces, "inline")
+    assert not bad, bad
+
+
+MAX_INLINE_TAB_STOPS = 3   # inline formulas a keyboard stops at on a laptop page (issue 45: 275)
+
+
+def test_inline_formulas_are_not_tab_stops(surfaces):
+    """On a laptop an inline formula scrolls, and takes keyboard focus, only when it is really
+    wider than its room, not for its italic letters' overhang."""
+    bad = {name: r["inlineTabStops"] for (view, name), r in surfaces.items()
+           if view == "laptop" and r.get("inlineTabStops", 0) > MAX_INLINE_TAB_STOPS}
     assert not bad, bad
 
 

@@ -3,9 +3,14 @@
 // _ext/book_pages.py.
 const SCROLLERS = "span.math, div.math > mjx-container, .rope-table, figure.rope-plot";
 
+// An inline formula's italic letters overhang its box by a pixel or two (book.css pads it); only a
+// formula really wider than its room scrolls and becomes a tab stop.
+const INLINE_SLACK = 4;
+
 function markScrollers() {
   for (const box of document.querySelectorAll(SCROLLERS)) {
-    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    const slack = box.matches("span.math") ? INLINE_SLACK : 1;
+    const scrolls = box.scrollWidth > box.clientWidth + slack;
     if (scrolls && !box.hasAttribute("tabindex")) {
       box.tabIndex = 0;
       box.classList.add("rope-scrolls");
