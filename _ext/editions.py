@@ -51,9 +51,11 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     context["body"] = f'<p class="rope-editions" style="text-align: right; margin: 0">{" ".join(switch)}</p>\n' + body
 
 
-#: The English pages' link to the Chinese edition, drawn with the site's own Chinese font cut to its
-#: characters (:func:`_write_link_font`): on a machine without a Chinese font it showed empty boxes.
-ZH_LINK = "阅读本页中文版"
+#: The English pages' link to the Chinese edition ("this page in Chinese"), drawn with the site's own
+#: Chinese font cut to its characters (:func:`_write_link_font`): on a machine without a Chinese font
+#: it showed empty boxes. Its characters must be in that font (rope_edu.i18n.FONT, cut to the
+#: figure catalog's characters; tests/test_editions.py checks).
+ZH_LINK = "本页中文版"
 LINK_FONT = "rope_editions"
 
 
@@ -64,8 +66,8 @@ def _add_link_font(app: Sphinx) -> None:
 
 def _write_link_font(app: Sphinx, exception: Exception | None) -> None:
     """``_static/rope_editions/zh-link.woff`` (the package's Chinese font, rope_edu.i18n.FONT, cut
-    to the characters of :data:`ZH_LINK`, about 2 KB) and ``zh-link.css``, which the link falls back
-    on for them only (unicode-range: a machine with a Chinese font downloads nothing)."""
+    to the characters of :data:`ZH_LINK`, about 2 KB) and ``zh-link.css``, which draws the link
+    with it (unicode-range: only its characters; every other keeps the theme's font)."""
     if exception is not None or app.builder.format != "html" or _edition(app) != "en":
         return
     from fontTools import subset
@@ -89,7 +91,9 @@ def _write_link_font(app: Sphinx, exception: Exception | None) -> None:
     (out / "zh-link.css").write_text(
         f'@font-face {{ font-family: "RoPE zh link"; src: url("zh-link.woff") format("woff"); font-display: swap;\n'
         f"  unicode-range: {ranges}; }}\n"
-        f'a.rope-edition[lang="zh-CN"] {{ font-family: var(--pst-font-family-base, system-ui), "RoPE zh link", sans-serif; }}\n',
+        # first: after a generic family (the theme's list ends in one) Chromium draws empty boxes
+        # rather than look further; unicode-range keeps every other character in the theme's font
+        f'a.rope-edition[lang="zh-CN"] {{ font-family: "RoPE zh link", var(--pst-font-family-base, system-ui), sans-serif; }}\n',
         encoding="utf-8")
 
 
