@@ -4,13 +4,17 @@
 const SCROLLERS = "span.math, div.math > mjx-container, .rope-table, figure.rope-plot";
 
 // An inline formula's italic letters overhang its box by a pixel or two (book.css pads it); only a
-// formula really wider than its room scrolls and becomes a tab stop.
+// formula really wider than its room scrolls and becomes a tab stop (issue 45: 275 on chapter 3).
 const INLINE_SLACK = 4;
 
 function markScrollers() {
   for (const box of document.querySelectorAll(SCROLLERS)) {
-    const slack = box.matches("span.math") ? INLINE_SLACK : 1;
-    const scrolls = box.scrollWidth > box.clientWidth + slack;
+    // an inline formula: its drawn formula against its box (its scrollWidth also counts the hidden
+    // assistive MathML, a dozen pixels wider than what is drawn)
+    const inner = box.matches("span.math") && box.querySelector("mjx-math");
+    const scrolls = inner
+      ? inner.getBoundingClientRect().width > box.getBoundingClientRect().width + INLINE_SLACK
+      : box.scrollWidth > box.clientWidth + 1;
     if (scrolls && !box.hasAttribute("tabindex")) {
       box.tabIndex = 0;
       box.classList.add("rope-scrolls");
