@@ -119,6 +119,62 @@ class _MathML:
         return cls.cache[key]
 
 
+# --- one display equation, two renderings ----------------------------------------------------------
+#
+# A display equation is written on one line. Where it has relations (=, ≤, ...) or a condition
+# after \quad at its top level, the build also renders it broken there: the relation starts a
+# new, indented line. The page carries both; book.js shows the one line when it fits the room
+# beside the equation's number and the broken one only when it does not (a phone), and again
+# whenever the column changes width. Without JavaScript the one line shows (and scrolls in its
+# box). An equation the source already breaks (\\ or & at its top level) is left as written.
+
+_RELATIONS = ("=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\ne", r"\neq", r"\approx",
+              r"\equiv", r"\sim", r"\simeq", r"\propto", r"\mapsto", r"\iff", r"\Rightarrow",
+              r"\Longrightarrow", r"\implies", r"\leftarrow", r"\gets")
+_SPACES = (r"\quad", r"\qquad")
+_TOKEN = re.compile(r"\\[a-zA-Z]+|\\.|.", re.S)
+_OPEN = {"{", "(", "[", r"\{", r"\langle", r"\lVert", r"\left", r"\begin"}
+_CLOSE = {"}", ")", "]", r"\}", r"\rangle", r"\rVert", r"\right", r"\end"}
+
+
+def break_at_relations(tex: str) -> str | None:
+    """``tex`` broken before each relation and each ``\\quad`` at its top level, as an
+    ``aligned`` block (first piece, then each break on its own line, indented); ``None`` when
+    there is nowhere to break, or the formula is broken in its source already.
+
+    >>> break_at_relations(r"a + b = c \\le d")
+    '\\begin{aligned}&a + b\\\\&\\quad = c\\\\&\\quad \\le d\\end{aligned}'
+    """
+    tokens = _TOKEN.findall(tex)
+    depth, pieces, current = 0, [], []
+    for i, tok in enumerate(tokens):
+        if tok in _CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0 and tok in (r"\\", "&"):
+            return None  # broken by hand already
+        elif depth == 0 and tok in _RELATIONS + _SPACES:
+            before = "".join(current).strip()
+            after = "".join(tokens[i + 1:]).strip()
+            # a break needs something on each side, and two relations in a row stay together
+            if before and after and not before.endswith(("=", r"\le", r"\ge", "<", ">")):
+                pieces.append(before)
+                current = []
+        if tok in _OPEN:
+            depth += 1
+        current.append(tok)
+    pieces.append("".join(current).strip())
+    if len(pieces) < 2:
+        return None
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        for space in _SPACES:
+            if piece.startswith(space) and not piece[len(space):len(space) + 1].isalpha():
+                piece = piece[len(space):].strip()
+                break
+        lines.append(r"\quad " + piece)
+    return r"\begin{aligned}" + r"\\".join("&" + line for line in lines) + r"\end{aligned}"
+
+
 _MATH_BOX = re.compile(r'^(\s*<(span|div)[^>]*>)(.*?)(</\2>\s*)$', re.S)
 
 
@@ -137,10 +193,16 @@ def _with_mathml(markup: str, display: bool, node) -> str:
             tex = tex[2:-2]
     try:
         mml = _MathML.convert(tex, display)
+        narrow = break_at_relations(tex) if display else None
+        if narrow is not None:  # the same formula broken at its relations, for a narrow column
+            mml += _MathML.convert(narrow, display)
     except Exception as exc:  # reported as a build warning (an error under -W)
         logger.warning(f"formula not converted to MathML ({exc})", location=node)
         return markup
-    return m.group(1) + (number.group(0) if number else "") + mml + m.group(4)
+    head = m.group(1)
+    if narrow is not None:
+        head = head.replace('class="math', 'class="math rope-2way', 1)
+    return head + (number.group(0) if number else "") + mml + m.group(4)
 
 
 def _visit_math_mml(self, node) -> None:

@@ -113,6 +113,10 @@ _PAGE_FIXES = [
     # Sphinx's search index (115 KB) and tools, loaded on every page for the theme's search-as-you-
     # type, which is off: the search dialog submits to search.html, which loads them itself
     (re.compile(r'<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)[^"]*"></script>\s*'), ""),
+    # one search box (issue 45): the page header is a row holding only a second copy of the
+    # sidebar's search button (and a third for phones, whose article header has its own); it is
+    # kept, empty and hidden, for the theme's scripts that look it up
+    (re.compile(r'(<header id="pst-header" class="bd-header[^"]*")>.*?</header>', re.S), r"\1 hidden></header>"),
     # the search field's button shows "Search Ctrl+K" ("搜索 Ctrl+K"): let that visible text name
     # it (axe label-content-name-mismatch, in either language)
     (re.compile(r'(<button class="btn search-button-field[^>]*?) aria-label="[^"]*"'), r"\1"),

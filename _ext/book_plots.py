@@ -10,7 +10,6 @@ readable on a phone.
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -95,13 +94,18 @@ def _image_size(path: Path, style: str) -> tuple[float, float] | None:
     return w, w * height / width
 
 
-PLOT_MIN_SCALE = 0.75  # as book.js: a plot is not shown narrower than 3/4 of its display width
+PLOT_MIN_SCALE = 0.75  # as book.js: shown narrower than 3/4 of its display width, a plot shows its cue
+
+#: The cue of a plot scaled down to its column (a phone): a link to the image at full size.
+ENLARGE = {"en": "Tap to enlarge", "zh": "点按放大"}
 
 
 def _lazy_images(text: str, page: Path) -> str:
     plot = False
+    source = None
 
     def fix(m: re.Match) -> str:
+        nonlocal source
         attrs = m.group(1) + m.group(3)
         if "loading=" in attrs:
             return m.group(0)
@@ -110,28 +114,29 @@ def _lazy_images(text: str, page: Path) -> str:
         size = _image_size(path, style.group(1) if style else "") if path.is_file() else None
         extra = ' loading="lazy" decoding="async"'
         head, tail = m.group(1), m.group(3)
+        if plot:
+            source = m.group(2)
         if size:
             w, h = size
             extra += f' width="{round(w)}" height="{round(h)}"'
-            # an SVG gets its display width as a 2x PNG states it; a plot its minimum width (book.js
-            # sets the same once the image loads, too late for one that has not loaded yet)
-            css = "" if style else f"width: {round(w)}px;"
-            if plot:
-                css += f" min-width: {math.ceil(w * PLOT_MIN_SCALE)}px;"
-            if css and style:
-                head, tail = (s.replace(style.group(0), f'style="{style.group(1).rstrip()} {css.strip()}"')
-                              for s in (head, tail))
-            elif css:
-                extra += f' style="{css.strip()}"'
+            # an SVG gets its display width as a 2x PNG states it (a plot scales down from it to
+            # its column: book.css; book.js shows the cue to enlarge it when its text gets small)
+            if not style:
+                extra += f' style="width: {round(w)}px;"'
         return f'<img {head}src="{m.group(2)}"{tail}{extra} />'
 
     def fix_figure(m: re.Match) -> str:
-        nonlocal plot
-        plot = True
+        nonlocal plot, source
+        plot, source = True, None
         try:
-            return _PAGE_IMAGE.sub(fix, m.group(0))
+            out = _PAGE_IMAGE.sub(fix, m.group(0))
         finally:
             plot = False
+        if source and "rope-plot-enlarge" not in out:
+            lang = "zh" if re.search(r'<html[^>]*\blang="zh', text[:2000]) else "en"
+            cue = f'<a class="rope-plot-enlarge" href="{source}">{ENLARGE[lang]}</a>\n'
+            out = out.replace("<figcaption>", cue + "<figcaption>", 1)
+        return out
 
     text = re.sub(r'<figure class="rope-plot[^"]*"[^>]*>.*?</figure>', fix_figure, text, flags=re.S)
     return _PAGE_IMAGE.sub(fix, text)

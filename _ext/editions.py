@@ -42,13 +42,59 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
         links.append(f'<link rel="alternate" hreflang="{lang}" href="{escape(href)}">')
         if lang != mine:
             local = f"{root}{up}{sub}{page}"
-            label = "Read this page in English" if lang == "en" else "阅读本页中文版"
+            label = "Read this page in English" if lang == "en" else ZH_LINK
             switch.append(f'<a class="rope-edition" href="{escape(local)}" hreflang="{lang}" lang="{lang}">{label}</a>')
     context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(links)
     body = context.get("body", "")
     if mine == "zh-CN" and pagename == GLOSSARY:
         body = _with_terms(body, Path(app.srcdir) / TERMS)
     context["body"] = f'<p class="rope-editions" style="text-align: right; margin: 0">{" ".join(switch)}</p>\n' + body
+
+
+#: The English pages' link to the Chinese edition ("this page in Chinese"), drawn with the site's own
+#: Chinese font cut to its characters (:func:`_write_link_font`): on a machine without a Chinese font
+#: it showed empty boxes. Its characters must be in that font (rope_edu.i18n.FONT, cut to the
+#: figure catalog's characters; tests/test_editions.py checks).
+ZH_LINK = "本页中文版"
+LINK_FONT = "rope_editions"
+
+
+def _add_link_font(app: Sphinx) -> None:
+    if app.builder.format == "html" and _edition(app) == "en":
+        app.add_css_file(f"{LINK_FONT}/zh-link.css")
+
+
+def _write_link_font(app: Sphinx, exception: Exception | None) -> None:
+    """``_static/rope_editions/zh-link.woff`` (the package's Chinese font, rope_edu.i18n.FONT, cut
+    to the characters of :data:`ZH_LINK`, about 2 KB) and ``zh-link.css``, which draws the link
+    with it (unicode-range: only its characters; every other keeps the theme's font)."""
+    if exception is not None or app.builder.format != "html" or _edition(app) != "en":
+        return
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    from rope_edu.i18n import FONT
+
+    out = Path(app.outdir) / "_static" / LINK_FONT
+    out.mkdir(parents=True, exist_ok=True)
+    font = TTFont(str(FONT), recalcTimestamp=False)
+    options = subset.Options()
+    options.flavor = "woff"
+    options.layout_features = []
+    options.name_IDs = []
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text=ZH_LINK)
+    subsetter.subset(font)
+    font.flavor = "woff"
+    font.save(str(out / "zh-link.woff"))
+    ranges = ", ".join(f"U+{ord(c):04X}" for c in sorted(set(ZH_LINK)))
+    (out / "zh-link.css").write_text(
+        f'@font-face {{ font-family: "RoPE zh link"; src: url("zh-link.woff") format("woff"); font-display: swap;\n'
+        f"  unicode-range: {ranges}; }}\n"
+        # first: after a generic family (the theme's list ends in one) Chromium draws empty boxes
+        # rather than look further; unicode-range keeps every other character in the theme's font
+        f'a.rope-edition[lang="zh-CN"] {{ font-family: "RoPE zh link", var(--pst-font-family-base, system-ui), sans-serif; }}\n',
+        encoding="utf-8")
 
 
 #: The Chinese glossary also shows the term table every translation follows (scripts/i18n.py check).
@@ -312,6 +358,8 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(_RestoreHeadingSlugs)
     app.add_transform(_OutputTexts)
     app.connect("html-page-context", _page_context)
+    app.connect("builder-inited", _add_link_font)
+    app.connect("build-finished", _write_link_font)
     app.connect("doctree-resolved", _keep_punctuation_with_maths)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)

@@ -207,6 +207,16 @@ def _tag_equations(text: str, r: Resolver) -> str:
     return re.sub(r"\$\$(?P<body>(?:(?!\$\$).)+?)\$\$\s*\((?P<label>[^)\s]+)\)", tag, text, flags=re.S)
 
 
+def _wraps_proof(lines: list[str], i: int) -> bool:
+    """Whether the directive whose body starts at ``lines[i]`` holds a ``{prf:proof}`` first."""
+    for line in lines[i:]:
+        if not line.strip():
+            continue
+        m = FENCE.match(line.strip())
+        return bool(m) and m["name"] == "prf:proof"
+    return False
+
+
 def lower_directives(text: str, docname: str, r: Resolver, state: dict, words: "Words | None" = None) -> str:
     """Rewrite colon-fenced directives; ``state`` carries an open solution across cells; the labels
     they get (Theorem, Proof, Exercise, ...) are in the language of ``words`` (default English)."""
@@ -267,6 +277,9 @@ def lower_directives(text: str, docname: str, r: Resolver, state: dict, words: "
             number = state.get("exercises", {}).get(arg, "")
             out.append(f"<details>\n<summary>{words.solution(number)}</summary>\n")
             stack.append((colons, "\n</details>"))
+        elif name == "admonition" and _wraps_proof(lines, i):
+            # the page's "Proof" dropdown around a proof: the proof says "*Proof.*" itself
+            stack.append((colons, ""))
         elif name in ("note", "tip", "warning", "important", "admonition", "seealso", "hint"):
             title = arg if name == "admonition" else words.admonition(name)
             out.append(f"> **{words.end(title)}**")

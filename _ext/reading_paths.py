@@ -51,7 +51,9 @@ def read_paths(html: str, page: str) -> list[dict]:
                 continue
             url = posixpath.normpath(posixpath.join(here, link["href"].split("#")[0]))
             anchor = link["href"].split("#", 1)[1] if "#" in link["href"] else ""
-            title = re.sub(r"\s*\(chapter \d+\)\s*$", "", li.get_text(" ", strip=True))
+            # the item's text as written (get_text with a separator would put a space before the
+            # comma after a link: "form a pair , how many rotate")
+            title = re.sub(r"\s*\(chapter \d+\)\s*$", "", " ".join(li.get_text().split()))
             steps.append({"title": " ".join(title.split()), "url": url + ("#" + anchor if anchor else ""),
                           "chapter": (re.search(r"\(chapter (\d+)\)", li.get_text()) or [None, None])[1]})
         paths.append({"slug": slug(name), "name": name, "steps": steps})

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from docutils import nodes
+from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 
 FOLDER = "rope_figures"
@@ -88,7 +90,26 @@ def _translate_placeholders(app: Sphinx, pagename: str, templatename: str, conte
     context["body"] = _PLACEHOLDER.sub(one, context["body"])
 
 
+class RopeFigure(Directive):
+    """``{rope-figure} name``: figure ``name``'s static markup on a page that is not a notebook
+    (the landing page), exactly what ``rope_edu.widgets.<name>.DEMO.show()`` writes in a chapter."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self) -> list:
+        import importlib
+
+        name = self.arguments[0]
+        try:
+            demo = importlib.import_module(f"rope_edu.widgets.{name}").DEMO
+        except (ImportError, AttributeError) as exc:
+            raise self.error(f"rope-figure: no figure rope_edu.widgets.{name}.DEMO ({exc})")
+        return [nodes.raw("", demo.html(), format="html")]
+
+
 def setup(app: Sphinx) -> dict:
+    app.add_directive("rope-figure", RopeFigure)
     app.connect("html-page-context", _translate_placeholders)
     app.connect("builder-inited", _add_assets)
     app.connect("build-finished", _write_assets)

@@ -31,6 +31,9 @@ opposite direction to RoPE's :math:`R_k` (see ``book/notation.md``), because the
 :math:`(\\sin, \\cos)` and not :math:`(\\cos, \\sin)`. So ``shift_matrix(k, d) ==
 rotation_matrix(-k, d) == rotation_matrix(k, d).T``.
 
+:func:`shift_gap` is the shift test of chapter 3: how far a position encoding's logit moves when
+both tokens move by the same amount (0 for an encoding that sees relative positions only).
+
 :func:`additive_logit_terms` splits the attention logit of additive encodings into its four
 terms (content-content, content-position, position-content, position-position).
 """
@@ -56,6 +59,7 @@ __all__ = [
     "sinusoidal_at",
     "shift_matrix",
     "additive_logit_terms",
+    "shift_gap",
 ]
 
 
@@ -414,3 +418,60 @@ ENCODINGS: dict[str, Encoding] = {
     ),
     "sinusoidal": Encoding("sinusoidal", sinusoidal_encoding, ""),
 }
+
+
+def shift_gap(f_q: Callable[[np.ndarray, np.ndarray], Any], f_k: Callable[[np.ndarray, np.ndarray], Any],
+              *, trials: int = 500, seed: int = 1, max_position: int = 50) -> float:
+    """The shift test: the largest change of an encoding's logit when both tokens move together.
+
+    Draws ``trials`` random 2-D queries ``q`` and keys ``k``, positions ``m, n`` and shifts ``s``
+    (integers in ``[-max_position, max_position]``) and returns
+
+    .. math::
+
+        \\max \\big|\\langle f_q(q, m + s), f_k(k, n + s)\\rangle - \\langle f_q(q, m), f_k(k, n)\\rangle\\big|.
+
+    An encoding whose logit depends on ``m - n`` only gives 0 (up to rounding); one that sees
+    absolute positions (an additive table) gives a clearly positive number.
+
+    Parameters
+    ----------
+    f_q, f_k : callable
+        ``f(x, positions)``: the encoding of queries and of keys, taking vectors of shape
+        ``(trials, 2)`` and integer positions of shape ``(trials,)`` and returning encoded vectors
+        of shape ``(trials, 2)``.
+    trials : int
+        Number of random cases, at least 1.
+    seed : int
+        Seed of ``numpy.random.default_rng``: the same seed draws the same cases.
+    max_position : int
+        Positions and shifts are drawn from ``-max_position .. max_position``, at least 0.
+
+    Returns
+    -------
+    float
+        The largest absolute change of the logit over the cases.
+
+    Examples
+    --------
+    >>> shift_gap(lambda x, p: x, lambda x, p: x)
+    0.0
+    """
+    for name, f in (("f_q", f_q), ("f_k", f_k)):
+        if not callable(f):
+            raise TypeError(f"{name} must be a function f(x, positions), got {type(f).__name__}")
+    trials = check_int(trials, "trials", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
+    max_position = check_int(max_position, "max_position", minimum=0)
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, trials, 2))
+    m, n, s = rng.integers(-max_position, max_position + 1, size=(3, trials))
+
+    def logits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        fq, fk = np.asarray(f_q(q, a), dtype=float), np.asarray(f_k(k, b), dtype=float)
+        for name, out in (("f_q", fq), ("f_k", fk)):
+            if out.shape != (trials, 2):
+                raise ValueError(f"{name} must return encoded vectors of shape ({trials}, 2), got shape {out.shape}")
+        return np.sum(fq * fk, axis=-1)
+
+    return float(np.max(np.abs(logits(m + s, n + s) - logits(m, n))))

@@ -84,8 +84,8 @@ def test_tex_becomes_mathjax_mathml():
     markup = ('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)'
               '<a class="headerlink" href="#equation-e">#</a></span>\\[a &lt; b\\]</div>\n')
     out = book_math._with_mathml(markup, True, None)
-    assert out.startswith('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)')
-    assert '<math display="block"><mi>a</mi><mo>&lt;</mo><mi>b</mi></math></div>' in out
+    assert out.startswith('<div class="math rope-2way notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)')
+    assert '<math display="block"><mi>a</mi><mo>&lt;</mo><mi>b</mi></math><math display="block">' in out
 
 
 def test_lazy_plots_state_their_size(tmp_path):
@@ -99,9 +99,45 @@ def test_lazy_plots_state_their_size(tmp_path):
     out = book_plots._lazy_images(html, page)
     first, second = re.findall(r"<img [^>]*>", out)
     assert 'loading="lazy"' in first and 'width="576" height="384"' in first
-    assert 'style="width: 576px; min-width: 432px;"' in first  # 3/4 of 576: the plot's text stays >= 10 px
-    assert 'loading="lazy"' in second and "min-width" not in second
+    # the plot scales down to its column (book.css), with a link to the image at full size that
+    # book.js shows once its text would be under 10 px (issue 45)
+    assert 'style="width: 576px;"' in first and "min-width" not in out
+    assert '<a class="rope-plot-enlarge" href="../_images/p.svg">Tap to enlarge</a>\n<figcaption>' in out
+    assert out.count("rope-plot-enlarge") == 1 and 'loading="lazy"' in second
     assert book_plots._lazy_images(out, page) == out
+    zh = book_plots._lazy_images('<html lang="zh-CN">' + html, page)
+    assert ">点按放大</a>" in zh
+
+
+@pytest.mark.parametrize("tex, lines", [
+    (r"a + b = c \le d", ["a + b", r"\quad = c", r"\quad \le d"]),
+    (r"\langle f(q, m), f(k, n)\rangle = g(m - n) \quad \text{for all } m, n",
+     [r"\langle f(q, m), f(k, n)\rangle", r"\quad = g(m - n)", r"\quad \text{for all } m, n"]),
+    (r"f\big(\{t : a \le t < b\}\big) = \left(x = 1\right)", [r"f\big(\{t : a \le t < b\}\big)", r"\quad = \left(x = 1\right)"]),
+    (r"a \ge b \ge c", ["a", r"\quad \ge b", r"\quad \ge c"]),
+])
+def test_display_equations_break_at_their_top_level_relations(tex, lines):
+    narrow = book_math.break_at_relations(tex)
+    assert narrow == r"\begin{aligned}" + r"\\".join("&" + line for line in lines) + r"\end{aligned}"
+
+
+@pytest.mark.parametrize("tex", [r"x + y", r"\begin{aligned}a &= b\\ &= c\end{aligned}", r"a &= b", r"= b",
+                                 r"\sum_{i=0}^{n} x_i"])
+def test_equations_with_no_relation_or_broken_by_hand_have_one_rendering(tex):
+    assert book_math.break_at_relations(tex) is None
+
+
+def test_a_display_equation_with_relations_carries_both_renderings():
+    if not book_math._MathML.available():
+        pytest.skip("quickjs or MathJax's files are not installed")
+    markup = ('<div class="math notranslate nohighlight" id="equation-e"><span class="eqno">(1.1)'
+              '<a class="headerlink" href="#equation-e">#</a></span>\\[a = b + c\\]</div>\n')
+    out = book_math._with_mathml(markup, True, None)
+    assert out.startswith('<div class="math rope-2way notranslate nohighlight" id="equation-e">')
+    one, broken = re.findall(r"<math display=\"block\">.*?</math>", out)
+    assert "mtable" not in one and "mtable" in broken
+    inline = book_math._with_mathml('<span class="math notranslate nohighlight">\\(a = b\\)</span>', False, None)
+    assert inline.count("<math") == 1 and "rope-2way" not in inline
 
 
 def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
@@ -124,6 +160,24 @@ def test_navigation_fix_removes_only_the_hidden_duplicates(tmp_path):
     assert once.count("primary-toggle") == 1 and once.count("secondary-toggle") == 1
     assert '<button class="sidebar-toggle primary-toggle btn btn-sm" aria-label="Site navigation"' in once
     assert '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" aria-label="On this page"' in once
+    book_pages._fix_pages(tmp_path)
+    assert page.read_text(encoding="utf-8") == once
+
+
+def test_one_search_box_the_header_row_of_search_buttons_goes(tmp_path):
+    """The page header holds only copies of the sidebar's search button: it is emptied and hidden
+    (kept for the theme's scripts); the sidebar's button stays (issue 45)."""
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<header id="pst-header" class="bd-header navbar navbar-expand-lg bd-navbar d-print-none">\n'
+        '<div class="navbar-persistent--container"><button class="btn search-button-field">S</button></div>\n'
+        '<div class="navbar-persistent--mobile"><button class="btn search-button-field">S</button></div>\n'
+        '</header>\n<div class="sidebar-primary-item"><button class="btn search-button-field">S</button></div>\n',
+        encoding="utf-8")
+    book_pages._fix_pages(tmp_path)
+    once = page.read_text(encoding="utf-8")
+    assert '<header id="pst-header" class="bd-header navbar navbar-expand-lg bd-navbar d-print-none" hidden></header>' in once
+    assert once.count("search-button-field") == 1
     book_pages._fix_pages(tmp_path)
     assert page.read_text(encoding="utf-8") == once
 

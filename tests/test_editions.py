@@ -371,3 +371,26 @@ def test_chinese_chapters_show_the_outputs_texts_in_chinese(built_book):
             elif e in translated:
                 assert z == translated[e], f"{en.name}: {kind} {z!r}, not {translated[e]!r}"
     assert plots > 50
+
+
+def test_the_link_to_the_chinese_edition_is_drawn_with_the_sites_chinese_font(tmp_path):
+    """The English pages' link to the Chinese edition uses only characters of the package's Chinese
+    font, and the build serves that font cut to them with a rule that falls back on it for those
+    characters only (issue 45: without a Chinese font the link showed empty boxes)."""
+    from types import SimpleNamespace
+
+    from fontTools.ttLib import TTFont
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import editions
+
+    from rope_edu.i18n import FONT
+
+    cmap = TTFont(str(FONT)).getBestCmap()
+    assert all(ord(c) in cmap for c in editions.ZH_LINK), [c for c in editions.ZH_LINK if ord(c) not in cmap]
+    app = SimpleNamespace(outdir=str(tmp_path), builder=SimpleNamespace(format="html"), config=SimpleNamespace(language="en"))
+    editions._write_link_font(app, None)
+    cut = TTFont(str(tmp_path / "_static" / editions.LINK_FONT / "zh-link.woff")).getBestCmap()
+    assert {chr(c) for c in cut} == set(editions.ZH_LINK)
+    css = (tmp_path / "_static" / editions.LINK_FONT / "zh-link.css").read_text(encoding="utf-8")
+    assert "unicode-range: U+4E2D" in css and 'a.rope-edition[lang="zh-CN"]' in css and '"RoPE zh link"' in css

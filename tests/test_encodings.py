@@ -402,3 +402,51 @@ def test_bad_logit_inputs():
         additive_logit_terms(x, x, x.astype(complex), x, w_q, w_k)
     with pytest.raises(ValueError, match="broadcast"):
         additive_logit_terms(np.zeros((3, 8)), np.zeros((4, 8)), x, x, w_q, w_k)
+
+
+# --- shift_gap: the shift test of chapter 3 ---------------------------------------------------
+
+
+def test_shift_gap_is_zero_for_rotations_and_positive_for_an_additive_table():
+    from rope_edu import apply_rope, shift_gap
+
+    def rope(x, pos):
+        return apply_rope(x, pos, inv_freq=[0.3])
+
+    def additive(x, pos):
+        return x + np.stack([np.sin(0.3 * pos), np.cos(0.3 * pos)], axis=-1)
+
+    assert shift_gap(rope, rope) < 1e-12
+    assert shift_gap(additive, additive) > 0.5
+    assert shift_gap(additive, additive, seed=1) == shift_gap(additive, additive)
+    assert shift_gap(additive, additive, max_position=0) == 0.0   # no shift drawn: nothing moves
+
+
+def test_shift_gap_matches_the_definition_by_hand():
+    from rope_edu import shift_gap
+
+    def scaled(x, pos):
+        return (1 + pos[:, None] / 10) * x
+
+    r = np.random.default_rng(4)
+    q, k = r.normal(size=(2, 20, 2))
+    m, n, s = r.integers(-5, 6, size=(3, 20))
+    by_hand = np.max(np.abs(np.sum(scaled(q, m + s) * scaled(k, n + s), -1) - np.sum(scaled(q, m) * scaled(k, n), -1)))
+    assert shift_gap(scaled, scaled, trials=20, seed=4, max_position=5) == pytest.approx(by_hand, rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"f_q": 3}, TypeError, "f_q"),
+    ({"f_k": None}, TypeError, "f_k"),
+    ({"trials": 0}, ValueError, "trials"),
+    ({"trials": 2.5}, TypeError, "trials"),
+    ({"seed": -1}, ValueError, "seed"),
+    ({"max_position": -1}, ValueError, "max_position"),
+    ({"f_q": lambda x, p: x[:, :1]}, ValueError, "f_q must return"),
+])
+def test_shift_gap_rejects_bad_arguments(kwargs, error, match):
+    from rope_edu import shift_gap
+
+    args = {"f_q": lambda x, p: x, "f_k": lambda x, p: x, **kwargs}
+    with pytest.raises(error, match=match):
+        shift_gap(args.pop("f_q"), args.pop("f_k"), **args)

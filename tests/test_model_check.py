@@ -467,6 +467,8 @@ _READ_JS = """() => {
     moved: document.querySelectorAll('#mc-pairs tbody tr.mc-moved').length,
     layers: shown('mc-layer-box') ? [...document.querySelectorAll('#mc-layer option')].map(o => o.value) : [],
     width: document.documentElement.scrollWidth,
+    // the "Every pair" table's width and its box's (issue 45: every column fits, none is cut)
+    pairsTable: [document.getElementById('mc-pairs').scrollWidth, document.getElementById('mc-pairs-wrap').clientWidth],
   };
 }"""
 
@@ -583,6 +585,8 @@ def test_page_on_a_phone_and_by_keyboard(mc_page):
     try:
         shown = _check(mc_page, published="DeepSeek-V3")
         assert shown["width"] <= 390, shown["width"]
+        table, box = shown["pairsTable"]
+        assert table <= box + 1, f"the Every pair table is {table} px in a {box} px box on a phone"
         # keyboard only: choose a model in the list with the arrow keys, then Tab to Check and press Enter
         mc_page.evaluate("() => { document.getElementById('mc-published').value = '';"
                          " document.getElementById('mc-status').textContent = ''; }")
@@ -604,6 +608,8 @@ def test_page_on_a_phone_and_by_keyboard(mc_page):
         assert mc_page.evaluate(_READ_JS)["output"]
     finally:
         mc_page.set_viewport_size({"width": 1280, "height": 900})
+    table, box = _check(mc_page, published="DeepSeek-V3")["pairsTable"]
+    assert table <= box + 1, f"the Every pair table is {table} px in a {box} px box at 1280 px"
 
 
 def test_page_opens_at_a_published_model_named_in_its_address(site_url, browser, built_book):

@@ -90,3 +90,14 @@ def test_a_page_opened_without_a_path_shows_no_bar(site_url, browser, paths):
         assert page.locator("nav.rope-path").count() == 0
     finally:
         context.close()
+
+
+def test_a_step_title_reads_as_written():
+    """A comma after a link stays beside the link's text ("form a pair, how many", issue 45)."""
+    html = ('<section id="reading-paths"><p><strong>Debug</strong></p><ol><li>'
+            '<a href="../notebooks/10_models.html#a">Which coordinates form a pair</a>, '
+            '<a href="../notebooks/10_models.html#b">how many rotate</a> and '
+            '<a href="../notebooks/10_models.html#c">position ids</a> (chapter 10)</li></ol></section>')
+    (path,) = read_paths(html, "book/intro.html")
+    assert path["steps"][0]["title"] == "Which coordinates form a pair, how many rotate and position ids"
+    assert path["steps"][0]["chapter"] == "10"

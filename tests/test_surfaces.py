@@ -3,11 +3,15 @@
 Every page of the built site is opened in headless Chromium at 390 px (a phone) and 1280 px (a
 laptop) and checked for:
 
-* figures: every control (and its label) inside the viewport, every SVG text at least 10 px;
-  notebook plots shown at no less than 3/4 of their size (their 10 pt text at least 10 px);
+* figures: every control (and its label) inside the viewport, every SVG text at least 10 px; on a
+  phone a figure's controls and drawing on one screen (or its controls sticky and compact);
+  notebook plots never wider than their box, and one shown under 3/4 of its size (its 10 pt text
+  under 10 px) with a visible link to enlarge it;
+* reading (issue 45): the landing page's figure on its first screen and its reading paths within
+  two, at 1280x800 and 390x844; a chapter page on a phone at most 25 screens;
 * math: a display equation wider than its column scrolls inside its own box (nothing clipped, the
-  equation number does not cover it) with a shadow at its cut edge; inline math stays inside the
-  text column;
+  equation number does not cover it) with a shadow at its cut edge, and is shown broken at its
+  relations only where its one line does not fit; inline math stays inside the text column;
 * text: no page wider than the window, no verdict line or text output cut (issue 34);
 * accessibility: no axe-core violation of impact serious or critical; a keyboard reader reaches
   the first figure in a handful of key presses; the figures' focus ring contrasts 3:1 with the page;
@@ -48,6 +52,11 @@ FIRST_FIGURE_BY = 1.5           # screens: where the page's first figure (or plo
 MAX_SCREENS = 20.0              # a page a reader finishes in a sitting
 MAX_VERDICTS = 3                # verdict blocks shown in the flow (the others are one click away)
 MAX_CODE_BARS = 5               # "show code" bars shown in the flow
+# How it reads on a phone, 390x844 (issue 45):
+PHONE_SCREEN = 844              # px: one screen of a 390x844 phone
+MAX_PHONE_SCREENS = 25.0        # a chapter page on a phone, still one sitting
+LANDING_FIGURE_BY = 1.0         # screens: the landing page's figure starts on the first screen
+LANDING_PATHS_BY = 2.0          # screens: its reading paths start within two
 FIRST_VISIT_LIMIT = 1_500_000   # bytes loaded by a first visit to a chapter page
 SECOND_VISIT_LIMIT = 400_000    # bytes a second chapter page adds to what the first one loaded
 NODE_TOOLS = Path(os.environ.get("ROPE_EDU_NODE_TOOLS", Path.home() / ".cache/rope-edu/node-tools"))
@@ -114,8 +123,18 @@ _MEASURE_JS = r"""() => {
   }
   // display math: the formula is wholly visible or its box scrolls; the number does not cover it
   const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowX);
+  out.stacked = [];
   for (const box of document.querySelectorAll('article div.math')) {
-    const content = box.querySelector('mjx-container, .katex-display, .katex') || box;
+    // a formula with two renderings (rope-2way) shows one of them: the one measured here
+    const content = [...box.querySelectorAll(':scope > mjx-container')].find(e => e.getClientRects().length)
+      || box.querySelector('mjx-container, .katex-display, .katex') || box;
+    if (box.classList.contains('rope-narrow') && box.getClientRects().length) {
+      // broken at its relations: only where the one line does not fit beside the number
+      const eq = box.querySelector(':scope > .eqno');
+      const room = box.clientWidth - (eq ? eq.getBoundingClientRect().width + 8 : 0);
+      const need = Number(box.dataset.wide || 0);
+      if (!(need > room + 1)) out.stacked.push(`${box.id || box.textContent.trim().slice(0, 40)}: broken, but its ${Math.round(need)} px line fits in ${Math.round(room)} px`);
+    }
     const eqno = box.querySelector('.eqno');
     let scroller = null;
     for (let e = content; e && e !== box.parentElement; e = e.parentElement) if (scrolls(e)) { scroller = e; break; }
@@ -147,14 +166,44 @@ _MEASURE_JS = r"""() => {
     if (clipped || (!scroller && r.right > Math.min(b.right, vw) + 1))
       out.inline.push(`${m.textContent.trim().slice(0, 40)}: ${Math.round(c.width)} px formula in ${Math.round(r.left)}..${Math.round(r.right)}, column ends at ${Math.round(Math.min(b.right, vw))}${clipped ? ', clipped' : ''}`);
   }
-  // notebook plots (10 pt text at their display size): shown at no less than 3/4 of it
+  // notebook plots (10 pt text at their display size): never wider than their box; shown under
+  // 3/4 of their size (text under 10 px) only with a visible link to the image at full size
   out.smallPlots = [];
+  out.cutPlots = [];
+  out.scaledPlots = 0;
   for (const img of document.querySelectorAll('figure.rope-plot img')) {
+    const fig = img.closest('figure');
     const width = parseFloat(img.style.width) || img.naturalWidth;
     const shown = img.getBoundingClientRect().width;
-    if (width > 0 && shown < 0.75 * width - 1)
-      out.smallPlots.push(`${img.getAttribute('src').split('/').pop().slice(0, 12)}: ${Math.round(shown)} of ${Math.round(width)} px, text ${(13.33 * shown / width).toFixed(1)} px`);
+    const name = img.getAttribute('src').split('/').pop().slice(0, 12);
+    if (shown > fig.clientWidth + 1 || fig.scrollWidth > fig.clientWidth + 1)
+      out.cutPlots.push(`${name}: ${Math.round(shown)} px in a ${fig.clientWidth} px box`);
+    if (width > 0 && shown < 0.75 * width - 1) {
+      out.scaledPlots += 1;
+      const link = fig.querySelector('a.rope-plot-enlarge');
+      const r = link && link.getBoundingClientRect();
+      if (!link || !link.checkVisibility() || r.height < 24 || link.getAttribute('href') !== img.getAttribute('src'))
+        out.smallPlots.push(`${name}: ${Math.round(shown)} of ${Math.round(width)} px, text ${(13.33 * shown / width).toFixed(1)} px, no visible link to enlarge it`);
+    }
   }
+  // a figure's controls and what they change on one screen together: [figure, px from the
+  // controls' top to the drawing's bottom, the controls' height, whether they stay on screen]
+  out.figureSpans = [...document.querySelectorAll('.rope-fig[data-state]')].map(f => {
+    const c = f.querySelector('.rope-fig-controls'), d = f.querySelector('.rope-fig-canvas');
+    if (!c || !d || !c.children.length) return null;
+    const cr = c.getBoundingClientRect();
+    return [f.dataset.figure, Math.round(d.getBoundingClientRect().bottom - cr.top), Math.round(cr.height),
+            getComputedStyle(c).position === 'sticky'];
+  }).filter(Boolean);
+  // the landing page: where its first figure and its reading paths start (px from the top)
+  const paths = document.getElementById('reading-paths');
+  if (paths) {
+    const fig = document.querySelector('article .rope-fig');
+    out.landing = {figure: fig ? Math.round(fig.getBoundingClientRect().top + window.scrollY) : null,
+                   paths: Math.round(paths.getBoundingClientRect().top + window.scrollY)};
+  }
+  // inline formulas that are tab stops (book.js: only one really wider than its room scrolls)
+  out.inlineTabStops = document.querySelectorAll('article span.math[tabindex]').length;
   out.mathErrors = [...document.querySelectorAll('mjx-merror, .katex-error')].map(e => e.textContent.slice(0, 60));
   // the page itself never scrolls sideways
   const docWidth = document.documentElement.scrollWidth;
@@ -357,6 +406,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
         page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
         phone = page.evaluate(_MEASURE_JS)
+        if re.fullmatch(r"notebooks/[^/]+\.html", name):  # how it reads on a phone (issue 45)
+            phone["reading"] = page.evaluate(page_metrics.MEASURE_JS, PHONE_SCREEN)
         if axe:
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
         laptop["foreign"] = list(foreign)
@@ -388,7 +439,7 @@ def test_chapter_pages_read_as_a_book(surfaces):
     """At 1280x800 every chapter page opens with its picture within 1.5 screens, is at most 20
     screens long, shows at most 3 verdict blocks and 5 show-code bars, and has no display
     equation, table or code block wider than its column (scripts/page_metrics.py prints these)."""
-    reading = {name: r["reading"] for (view, name), r in surfaces.items() if "reading" in r}
+    reading = {name: r["reading"] for (view, name), r in surfaces.items() if view == "laptop" and "reading" in r}
     chapters = [f"notebooks/{nb.stem}.html" for nb in notebook_paths()]
     assert sorted(reading) == sorted(chapters), "not every chapter page was measured"
     bad = {}
@@ -424,10 +475,67 @@ def test_figure_text_readable(surfaces):
     assert not bad, bad
 
 
-def test_plot_text_readable(surfaces):
-    """Notebook plots are not shrunk below 3/4 of their size (10 pt text stays >= 10 px): on a
-    phone their figure scrolls sideways instead."""
-    bad = _collect(surfaces, "smallPlots")
+def test_plots_fit_their_box_or_show_how_to_enlarge(surfaces):
+    """No notebook plot is wider than its box (none is cut), on a phone too; one shown under 3/4
+    of its size (its 10 pt text under 10 px) shows a link, 44 px to touch, to the image at full
+    size (issue 45)."""
+    bad = {**_collect(surfaces, "cutPlots"), **_collect(surfaces, "smallPlots")}
+    assert not bad, bad
+    assert sum(r.get("scaledPlots", 0) for (view, _), r in surfaces.items() if view == "phone"), \
+        "no plot is scaled down on a phone: the cue to enlarge was not checked"
+
+
+def test_display_equations_on_one_line_where_they_fit(surfaces):
+    """A display equation is broken at its relations only where its one line does not fit beside
+    its number (book.js chooses between the two renderings, _ext/book_math.py)."""
+    bad = _collect(surfaces, "stacked")
+    assert not bad, bad
+
+
+def test_landing_page_opens_with_its_figure_and_paths(surfaces):
+    """The landing page shows its live figure on the first screen and its reading paths within
+    two, at 1280x800 and at 390x844 (issue 45)."""
+    screens = {"laptop": READING_SCREEN, "phone": PHONE_SCREEN}
+    found = {view: r["landing"] for (view, name), r in surfaces.items() if name == "book/intro.html" and "landing" in r}
+    assert sorted(found) == ["laptop", "phone"], found
+    for view, at in found.items():
+        assert at["figure"] is not None and at["figure"] < LANDING_FIGURE_BY * screens[view], (view, at)
+        assert at["paths"] < LANDING_PATHS_BY * screens[view], (view, at)
+
+
+#: Phone pages still longer than a sitting, and figures whose controls and drawing do not fit one
+#: phone screen, on the pages of chapters other helpers are rewriting (issue 45, for the lead):
+#: remove an entry when its page is fixed.
+PHONE_LONG_KNOWN: dict[str, str] = {
+    "notebooks/09_longer_contexts.html": "25.1 screens (2026-12, after book.css's phone line height): chapter 9 is issue 40's",
+}
+FIGURE_SPAN_KNOWN: dict[str, str] = {}
+
+
+def test_phone_pages_within_a_sitting(surfaces):
+    """At 390x844 a chapter page is at most 25 screens long (issue 45)."""
+    reading = {name: r["reading"] for (view, name), r in surfaces.items() if view == "phone" and "reading" in r}
+    assert reading, "no chapter page was measured on a phone"
+    long = {name: m["screens"] for name, m in reading.items()
+            if m["screens"] > MAX_PHONE_SCREENS and name not in PHONE_LONG_KNOWN}
+    assert not long, f"phone pages over {MAX_PHONE_SCREENS} screens: {long}"
+
+
+PHONE_HEADER = 56            # px: the article's sticky header on a phone
+MAX_STICKY_CONTROLS = 0.4    # of a phone screen: controls that stay on screen leave the rest to the drawing
+
+
+def test_figure_controls_and_drawing_on_one_phone_screen(surfaces):
+    """On a phone a figure's controls and the drawing they change are on screen together: the
+    figure fits the screen under the page's header, or its controls stay at the top of the screen
+    (sticky, figures.css) and take at most 40% of it (issue 45)."""
+    spans = [(name, *span) for (view, name), r in surfaces.items() if view == "phone"
+             for span in r.get("figureSpans", [])]
+    assert spans, "no figure was measured on a phone"
+    bad = [f"{name} {fig}: {px} px, controls {controls} px{' (sticky)' if sticky else ''}"
+           for name, fig, px, controls, sticky in spans
+           if px > PHONE_SCREEN - PHONE_HEADER and not (sticky and controls <= MAX_STICKY_CONTROLS * PHONE_SCREEN)
+           and fig not in FIGURE_SPAN_KNOWN]
     assert not bad, bad
 
 
@@ -438,6 +546,17 @@ def test_display_math_never_clipped(surfaces):
 
 def test_inline_math_inside_the_column(surfaces):
     bad = _collect(surfaces, "inline")
+    assert not bad, bad
+
+
+MAX_INLINE_TAB_STOPS = 3   # inline formulas a keyboard stops at on a laptop page (issue 45: 275)
+
+
+def test_inline_formulas_are_not_tab_stops(surfaces):
+    """On a laptop an inline formula scrolls, and takes keyboard focus, only when it is really
+    wider than its room, not for its italic letters' overhang."""
+    bad = {name: r["inlineTabStops"] for (view, name), r in surfaces.items()
+           if view == "laptop" and r.get("inlineTabStops", 0) > MAX_INLINE_TAB_STOPS}
     assert not bad, bad
 
 

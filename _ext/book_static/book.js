@@ -3,9 +3,18 @@
 // _ext/book_pages.py.
 const SCROLLERS = "span.math, div.math > mjx-container, .rope-table, figure.rope-plot";
 
+// An inline formula's italic letters overhang its box by a pixel or two (book.css pads it); only a
+// formula really wider than its room scrolls and becomes a tab stop (issue 45: 275 on chapter 3).
+const INLINE_SLACK = 4;
+
 function markScrollers() {
   for (const box of document.querySelectorAll(SCROLLERS)) {
-    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    // an inline formula: its drawn formula against its box (its scrollWidth also counts the hidden
+    // assistive MathML, a dozen pixels wider than what is drawn)
+    const inner = box.matches("span.math") && box.querySelector("mjx-math");
+    const scrolls = inner
+      ? inner.getBoundingClientRect().width > box.getBoundingClientRect().width + INLINE_SLACK
+      : box.scrollWidth > box.clientWidth + 1;
     if (scrolls && !box.hasAttribute("tabindex")) {
       box.tabIndex = 0;
       box.classList.add("rope-scrolls");
@@ -17,20 +26,41 @@ function markScrollers() {
 }
 
 // A notebook plot (figure.rope-plot, see rope_edu.plots) is drawn with 10 pt text at its display
-// size; shown narrower than 3/4 of that (a phone), its text would fall under 10 px. It keeps that
-// width instead, and its figure scrolls sideways (focusable, like the boxes above).
+// size and scales down to its column (book.css). Shown narrower than 3/4 of that size (a phone),
+// its text is under 10 px: the figure then shows its link to the image at full size ("Tap to
+// enlarge", written by _ext/book_plots.py), and a tap on the plot follows it.
 const PLOT_MIN_SCALE = 0.75;
 
-function keepPlotsReadable() {
-  for (const img of document.querySelectorAll("figure.rope-plot img")) {
-    const set = () => {
-      // a 2x PNG carries its display width in its style; an SVG's natural width is its display width
-      const width = parseFloat(img.style.width) || img.naturalWidth;
-      if (width > 0) img.style.minWidth = `${Math.ceil(width * PLOT_MIN_SCALE)}px`;
-      markScrollers();
-    };
-    if (img.complete) set();
-    else img.addEventListener("load", set, { once: true });
+function fitPlots() {
+  for (const figure of document.querySelectorAll("figure.rope-plot")) {
+    const img = figure.querySelector("img"), link = figure.querySelector("a.rope-plot-enlarge");
+    if (!img || !link) continue;
+    // a 2x PNG and an SVG carry their display width in their style
+    const width = parseFloat(img.style.width) || img.naturalWidth;
+    const shown = img.getBoundingClientRect().width;
+    figure.classList.toggle("rope-plot-scaled", width > 0 && shown > 0 && shown < PLOT_MIN_SCALE * width - 1);
+    if (!img.ropeEnlarge) {
+      img.ropeEnlarge = true;
+      img.addEventListener("click", () => { if (figure.classList.contains("rope-plot-scaled")) link.click(); });
+    }
+  }
+}
+
+// A display equation with two renderings (div.math.rope-2way, _ext/book_math.py: the formula on
+// one line, then broken at its relations) shows the one line where it fits beside its number, and
+// the broken one only where it does not; again whenever the column changes width.
+function chooseEquations() {
+  for (const box of document.querySelectorAll("div.math.rope-2way")) {
+    const [wide, narrow] = box.querySelectorAll(":scope > mjx-container");
+    if (!wide || !narrow) continue;
+    if (!box.classList.contains("rope-narrow")) {
+      const math = wide.querySelector("mjx-math");
+      if (math) box.dataset.wide = String(math.getBoundingClientRect().width);
+    }
+    const eqno = box.querySelector(":scope > .eqno");
+    const room = box.clientWidth - (eqno ? eqno.getBoundingClientRect().width + 8 : 0);
+    const need = Number(box.dataset.wide || 0);
+    box.classList.toggle("rope-narrow", need > room + 1);
   }
 }
 
@@ -40,13 +70,19 @@ function whenTypeset(f) {
   else f();
 }
 
+function fitPage() {
+  chooseEquations();
+  fitPlots();
+  markScrollers();
+}
+
 window.addEventListener("load", () => {
-  keepPlotsReadable();
-  whenTypeset(markScrollers);
+  fitPlots();
+  whenTypeset(fitPage);
   let pending = null;
   window.addEventListener("resize", () => {
     clearTimeout(pending);
-    pending = setTimeout(markScrollers, 200);
+    pending = setTimeout(fitPage, 200);
   });
 });
 

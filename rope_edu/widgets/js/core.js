@@ -406,7 +406,8 @@ function buildControl(spec, model, uid) {
 //
 // A figure declares its layouts, widest first: figure(draw, {layouts: [wide, ..., narrow]}) (or
 // {width, height} for a single one). A layout is {width, height, ...}: the drawing's coordinates
-// (fig.width, fig.height), plus any fields its draw reads from fig.layout (boxes, positions). A
+// (fig.width, fig.height), plus any fields its draw reads from fig.layout (boxes, positions;
+// `readoutsAbove: true` shows the readouts between the controls and the drawing). A
 // layout with `tiles: [[x, y, w, h], ...]` is drawn in those coordinates and shown as its tiles
 // (panels, legends) reflowed into rows at most `columnWidth` units wide (default: the widest
 // tile), `gap` units apart: panels stack on a narrow screen. `layouts` may also be a function of
@@ -585,6 +586,9 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
         ? [el("defs", {}, svg), ...view.tiles.map(({ src: [x, y, w, h], x: tx, y: ty }) =>
           el("svg", { class: "rope-fig-tile", x: tx, y: ty, width: w, height: h, viewBox: `${x} ${y} ${w} ${h}`, overflow: "hidden" }, svg))]
         : [svg];
+      // readoutsAbove: the numbers between the controls and the drawing (a tall figure on a
+      // phone: the reader sees what a control changes without scrolling away from it)
+      host.classList.toggle("rope-fig-readouts-above", !!layout.readoutsAbove);
       host.dataset.layout = String(Array.isArray(LAYOUTS) ? LAYOUTS.indexOf(layout) : layout.name || "");
       host.dataset.view = `${view.w}x${view.h}`;
     };

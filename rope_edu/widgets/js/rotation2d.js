@@ -59,8 +59,10 @@ function draw(fig) {
   fig.readout("g", "qᵀR((n−m)θ)k", g, 4);
 }
 
-// Wide: the legend right of the plane. Narrow: a smaller plane, the legend under it (tiles).
+// Wide: the legend right of the plane. Narrow: a smaller plane, the legend under it (tiles), and
+// the readouts above the plane, beside the controls that change them.
 export default figure(draw, { layouts: [
   { width: 680, height: 440, box: { x: 60, y: 20, w: 380, h: 380 } },
-  { width: 680, height: 440, box: { x: 60, y: 20, w: 284, h: 284 }, tiles: [[0, 6, 356, 350], [462, 26, 218, 150]] },
+  { width: 680, height: 440, box: { x: 60, y: 20, w: 284, h: 284 }, tiles: [[0, 6, 356, 350], [462, 26, 218, 150]],
+    readoutsAbove: true },
 ] });
