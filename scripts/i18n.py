@@ -57,8 +57,9 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         # the Chinese reader notebooks, opened by the Chinese pages' Colab and Binder buttons
         "reader_notebooks_edition": f"{SUBDIR}/",
         # jieba splits the text into words for the search index; it knows the book's terms
-        # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs
-        "html_search_options": {"dict": str((root / SEARCH_DICT).resolve())},
+        # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs; the
+        # query is cut the same way, with the table's other names for its terms (_ext/editions.py)
+        "html_search_options": {"dict": str((root / SEARCH_DICT).resolve()), "terms": str((root / TERMS).resolve())},
         # sphinx-togglebutton's hint on proofs, solutions and other dropdowns
         "togglebutton_hint": "点击展开",
         "togglebutton_hint_hide": "点击收起",

@@ -74,7 +74,8 @@ def _run_core(script: str) -> object:
     node = require_node()
     core = (JS_DIR / "core.js").read_text(encoding="utf-8")
     source = "globalThis.window ??= { addEventListener() {} };\n" + core + "\n" + script
-    out = subprocess.run([node, "--input-type=module", "-e", source], capture_output=True, text=True, timeout=60)
+    # the program on stdin: the whole catalog in a command line passes the kernel's 128 KiB limit on one argument
+    out = subprocess.run([node, "--input-type=module"], input=source, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
