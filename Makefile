@@ -7,12 +7,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all setup book test lab bench sync clean help
+.PHONY: all setup book test check lab bench sync clean help
 
 all: book
 
 help:
 	@echo "make book   build the site into _build/html (only chapters whose outputs may be stale run)"
+	@echo "make check  the package's unit tests, in about a minute (no book, no browser)"
 	@echo "make test   run the whole test suite (unit, book build, browser, live JupyterLab)"
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make bench  print the speed benchmarks"
@@ -56,6 +57,11 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python tests/lower_bounds.py --log >/dev/null 2>&1 &
 	$(BIN)/python -m pytest -n 2 --durations=20
+
+# The edit loop: every test that needs neither the built book nor Chromium (the markers are set
+# from the fixtures a test uses: tests/conftest.py), on two workers. CONTRIBUTING.md "Tests".
+check: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m "not book and not browser" --durations=5
 
 # JupyterLab refuses to run as root without --allow-root (containers, CI machines).
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -69,6 +69,8 @@ from .rope import LAYOUTS, apply_rope, frequencies, layout_permutation, rope_ang
 from . import models
 from .models import RopeSpec, rope_spec
 from . import spec_export
+from . import gguf_config, model_check
+from .gguf_config import read_gguf_config
 from . import alibi, multidim, relative
 from .alibi import alibi_bias, alibi_slopes
 from .multidim import (
@@ -189,6 +191,9 @@ __all__ = [
     "RopeSpec",
     "rope_spec",
     "spec_export",
+    "gguf_config",
+    "model_check",
+    "read_gguf_config",
     "alibi",
     "multidim",
     "relative",

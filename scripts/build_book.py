@@ -299,7 +299,11 @@ def sphinx(root: Path, every_page: tuple[str, ...]) -> int:
     return subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(root)], cwd=root).returncode
 
 
-def build(root: Path, *, force: bool = False, jobs: int | None = None) -> int:
+def build(root: Path, *, force: bool = False, jobs: int | None = None, edition: str = "both") -> int:
+    """``edition``: "both" (``make book``), "en" (the English site only; the Chinese edition is then
+    due, and ``--edition zh`` builds it from this build's record), or "zh"."""
+    if edition == "zh":
+        return build_chinese(root)
     started = time.perf_counter()
     os.environ.update(BOOK_ENV)
     # the kernels and Sphinx import this checkout's package, whatever is installed
@@ -333,19 +337,38 @@ def build(root: Path, *, force: bool = False, jobs: int | None = None) -> int:
     sphinx_started = time.perf_counter()
     returncode = sphinx(root, the_plan.every_page)
     seconds = time.perf_counter() - sphinx_started
-    zh_started = time.perf_counter()
-    if returncode == 0:   # the Chinese edition, from the English build's outputs (scripts/i18n.py)
-        returncode = i18n.build(root, every_page=bool(the_plan.every_page))
-    zh_seconds = time.perf_counter() - zh_started
+    # the Chinese edition is due, every page of it when the English site was rebuilt whole
+    zh_every = bool(the_plan.every_page) or bool(last.get("zh_every_page"))
     state_file.write_text(json.dumps({
         "ok": returncode == 0, "package_key": the_plan.package_key, "site_key": site_key, "package": pkg,
+        "zh_every_page": zh_every,
     }))
+    zh_seconds = 0.0
+    if returncode == 0 and edition == "both":   # from the English build's outputs (scripts/i18n.py)
+        zh_started = time.perf_counter()
+        returncode = build_chinese(root)
+        zh_seconds = time.perf_counter() - zh_started
     total = time.perf_counter() - started
     print(
         f"make book: {len(todo)} executed, {len(the_plan.chapters) - len(todo)} from cache "
-        f"({executed:.1f} s); Sphinx {seconds:.1f} s; Chinese edition {zh_seconds:.1f} s; total {total:.1f} s"
-        + ("" if returncode == 0 else f"; Sphinx FAILED (exit {returncode})")
+        f"({executed:.1f} s); Sphinx {seconds:.1f} s; "
+        + (f"Chinese edition {zh_seconds:.1f} s; " if edition == "both" else "Chinese edition not built; ")
+        + f"total {total:.1f} s" + ("" if returncode == 0 else f"; FAILED (exit {returncode})")
     )
+    return returncode
+
+
+def build_chinese(root: Path) -> int:
+    """The Chinese edition (scripts/i18n.py) after the English one, every page again when the last
+    English build said so; nothing when nothing it reads changed (:func:`i18n.inputs_key`)."""
+    state_file = root / "_build" / ".book_state.json"
+    last = json.loads(state_file.read_text()) if state_file.exists() else {}
+    if not last.get("ok"):
+        print("Chinese edition: the English build has not succeeded; build it first (make book)")
+        return 1
+    returncode = i18n.build(root, every_page=bool(last.get("zh_every_page")))
+    if returncode == 0:
+        state_file.write_text(json.dumps({**last, "zh_every_page": False}))
     return returncode
 
 
@@ -367,9 +390,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--force", action="store_true", help="execute every chapter and rebuild every page")
     parser.add_argument("--jobs", type=int, default=None, help="chapters executed at once (default: 2)")
+    parser.add_argument("--edition", choices=["both", "en", "zh"], default="both",
+                        help="both editions (default), the English only, or the Chinese after an English-only build")
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # tests build copies
     args = parser.parse_args(argv)
-    return locked_build(args.root.resolve(), force=args.force, jobs=args.jobs)
+    return locked_build(args.root.resolve(), force=args.force, jobs=args.jobs, edition=args.edition)
 
 
 if __name__ == "__main__":

@@ -662,16 +662,47 @@ def translate_plots(root: Path, site: Path) -> int:
     return changed
 
 
+#: What the Chinese build reads besides the English build's outputs (those are keyed below by the
+#: output cache's records): sources, catalogs, extensions, the package and this script.
+ZH_INPUTS = ["notebooks/*.ipynb", "book/**/*", "_config.yml", "_toc.yml", "_ext/**/*", f"{LOCALES}/**/*",
+             "rope_edu/**/*", "scripts/i18n.py", "requirements.txt"]
+
+
+def inputs_key(root: Path) -> str:
+    """A digest of everything the Chinese edition is made from: the files of :data:`ZH_INPUTS` and
+    the English build's executed outputs (the records of ``_build/.jupyter_cache``)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = sorted({p for pattern in ZH_INPUTS for p in root.glob(pattern)
+                    if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"})
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    cache = root / "_build" / ".jupyter_cache"
+    if cache.exists():
+        digest.update(os.path.realpath(cache).encode())
+        for record in sorted(cache.rglob("*.ipynb")) + sorted(cache.glob("*.db")):
+            digest.update(f"{record.relative_to(cache)}:{record.stat().st_size}:{record.stat().st_mtime_ns}".encode())
+    return digest.hexdigest()[:20]
+
+
 def build(root: Path, *, every_page: bool = False) -> int:
     out = root / "_build" / "zh"
+    if not (root / LOCALES / LANG).is_dir():
+        print("Chinese edition: no catalogs (python scripts/i18n.py update)")
+        return 0
+    stamp = out / ".inputs_key"
+    key = inputs_key(root)
+    site = root / "_build" / "html" / SUBDIR
+    if not every_page and stamp.is_file() and stamp.read_text() == key and (site / "index.html").exists():
+        print("Chinese edition: nothing it reads changed (sources, catalogs, outputs): kept as built")
+        return 0
+    stamp.unlink(missing_ok=True)
     if every_page:
         # every page again; the pictures of the Chinese figures (keyed on what they show) are kept
         for stale in (out / "_build").glob("*"):
             if stale.name != ".reader_figures":
                 shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
-    if not (root / LOCALES / LANG).is_dir():
-        print("Chinese edition: no catalogs (python scripts/i18n.py update)")
-        return 0
     # formulas are not translated: the English build's MathML cache (_ext/book_math.py) serves both
     mathml = root / "_build" / "rope_mathml.json"
     if mathml.is_file():
@@ -703,6 +734,7 @@ def build(root: Path, *, every_page: bool = False) -> int:
     saved = _share(root / "_build" / "html", site)
     print(f"Chinese edition in _build/html/{SUBDIR} ({saved / 1e6:.1f} MB of static files shared with the English, "
           f"{plots} plots with Chinese labels)")
+    stamp.write_text(key)
     return 0
 
 

@@ -78,31 +78,48 @@ def browser(chromium_path):
         b.close()
 
 
-@pytest.fixture(scope="session")
-def book_build() -> subprocess.CompletedProcess:
-    """Build the book exactly as `make book` does (warnings are errors), once per test run.
-
-    `scripts/build_book.py` executes the chapters whose cached outputs may be stale (all of them in
-    a fresh clone) and rebuilds the pages that need it. Under pytest-xdist the first worker builds
-    while the others wait on a lock, then reuse its result: the book is built once per run.
-    """
+def _shared_build(name: str, args: list[str]) -> subprocess.CompletedProcess:
+    """Run ``args`` (a build) once per test run: under pytest-xdist the first worker that needs it
+    runs it while the others wait on a lock, then reuse its recorded result."""
     build_dir = ROOT / "_build"
     build_dir.mkdir(exist_ok=True)
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
-    record = build_dir / ".book_build_result.json"
-    with open(build_dir / ".book_build.lock", "w") as lock:
+    record = build_dir / f".{name}_result.json"
+    with open(build_dir / f".{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if run_id and record.exists():
             done = json.loads(record.read_text(encoding="utf-8"))
             if done["run_id"] == run_id:
                 return subprocess.CompletedProcess(done["args"], done["returncode"], done["stdout"], done["stderr"])
-        args = [sys.executable, str(ROOT / "scripts" / "build_book.py")]
         result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=1500)
         record.write_text(json.dumps({
             "run_id": run_id, "args": args, "returncode": result.returncode,
             "stdout": result.stdout, "stderr": result.stderr,
         }), encoding="utf-8")
         return result
+
+
+@pytest.fixture(scope="session")
+def english_build() -> subprocess.CompletedProcess:
+    """The English site, built exactly as `make book` builds it (warnings are errors), once per run.
+
+    `scripts/build_book.py --edition en` executes the chapters whose cached outputs may be stale
+    (all of them in a fresh clone) and rebuilds the pages that need it. The tests that read only
+    the English site (the reader notebooks) start as soon as it is done, while the worker that
+    built it goes on to the Chinese edition (:func:`book_build`).
+    """
+    return _shared_build("book_build_en", [sys.executable, str(ROOT / "scripts" / "build_book.py"), "--edition", "en"])
+
+
+@pytest.fixture(scope="session")
+def book_build(english_build) -> subprocess.CompletedProcess:
+    """Both editions, as `make book` builds them: the English (:func:`english_build`), then the
+    Chinese from its outputs (`scripts/build_book.py --edition zh`), once per test run."""
+    if english_build.returncode != 0:
+        return english_build
+    zh = _shared_build("book_build_zh", [sys.executable, str(ROOT / "scripts" / "build_book.py"), "--edition", "zh"])
+    return subprocess.CompletedProcess(english_build.args + zh.args, zh.returncode,
+                                       english_build.stdout + zh.stdout, english_build.stderr + zh.stderr)
 
 
 def _page_survey(half: int):
@@ -181,8 +198,17 @@ def shared_survey(name: str, built_book, site_url, browser):
 
 @pytest.fixture(scope="session")
 def built_book(book_build) -> Path:
+    """The built site, both editions."""
     if book_build.returncode != 0 or not (BUILD_HTML / "index.html").exists():
         pytest.fail("the book did not build; see test_book_builds for the log")
+    return BUILD_HTML
+
+
+@pytest.fixture(scope="session")
+def built_english(english_build) -> Path:
+    """The built English site (the Chinese edition may still be building)."""
+    if english_build.returncode != 0 or not (BUILD_HTML / "index.html").exists():
+        pytest.fail("the English site did not build; see test_book_builds for the log")
     return BUILD_HTML
 
 
@@ -204,12 +230,18 @@ def site_url(built_book):
 
 
 #: Fixtures that need the built book (the first test that asks builds it: minutes in a fresh clone).
-BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_survey", "page_reports", "surfaces"})
+BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_survey", "page_reports", "surfaces",
+                           "english_build", "built_english"})
+#: Fixtures that need both editions (the others of BOOK_FIXTURES need the English site only).
+BOTH_EDITIONS = BOOK_FIXTURES - {"english_build", "built_english"}
+#: Fixtures that start Chromium (or need it).
+BROWSER_FIXTURES = frozenset({"browser", "chromium_path", "page_survey", "page_reports", "surfaces"})
 
 
 def pytest_collection_modifyitems(config, items):
     """Run order: the book build's own test first, then every test that does not need the book,
-    then those that do (a stable sort: files keep their order within each group).
+    then those that need the English site only, then those that need both editions (a stable
+    sort: files keep their order within each group).
 
     pytest-xdist deals tests to the workers in this order, so one worker builds the book at once
     while the other runs the tests that need no book; in file order both workers soon reached a
@@ -217,6 +249,15 @@ def pytest_collection_modifyitems(config, items):
     def rank(item) -> int:
         if item.name == "test_book_builds":
             return 0
-        return 2 if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) else 1
+        names = set(getattr(item, "fixturenames", ()))
+        return 3 if BOTH_EDITIONS & names else 2 if BOOK_FIXTURES & names else 1
 
+    # the markers follow the fixtures, so `-m "not book and not browser"` (make check) leaves out
+    # every test that needs the built book or Chromium, whatever its file says
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if BOOK_FIXTURES & names or item.name == "test_book_builds":
+            item.add_marker(pytest.mark.book)
+        if BROWSER_FIXTURES & names:
+            item.add_marker(pytest.mark.browser)
     items.sort(key=rank)

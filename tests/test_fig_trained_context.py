@@ -63,7 +63,8 @@ def test_readouts_are_the_cache_at_the_window():
     T = cached("2")
     yarn = trained.window_perplexity(T["runs"]["YaRN"], 16384, 256)
     r = fig.readouts("2", 13312, plain=False, yarn=True, pi=False)
-    assert r == {"start": 13312.0, "yarn": pytest.approx(yarn[13])}
+    perplexity = {k: v for k, v in r.items() if not k.endswith(("_rate", "_logp"))}  # retrieval: below
+    assert perplexity == {"start": 13312.0, "yarn": pytest.approx(yarn[13])}
     # past the end of the s = 2 text the figure reads its last window
     r = fig.readouts("2", 30720, plain=True, yarn=True)
     assert r["start"] == 15360.0 and r["plain"] == pytest.approx(
@@ -75,9 +76,14 @@ def test_readouts_are_the_cache_at_the_window():
 def test_javascript_compute_agrees_with_readouts():
     keys = [k for k, _ in fig.METHODS]
     states = []
-    for f, pos, pattern in itertools.product(fig.FACTORS, (0, 7168, 15360, 16384, 31744),
-                                             ((1, 0, 0, 0, 1, 0), (1, 1, 1, 1, 1, 1), (0,) * 6)):
-        states.append({"factor": f, "position": pos, **{k: bool(b) for k, b in zip(keys, pattern)}})
+    for (f, pos, pattern), (length, depth) in zip(
+            itertools.product(fig.FACTORS, (0, 7168, 15360, 16384, 31744),
+                              ((1, 0, 0, 0, 1, 0), (1, 1, 1, 1, 1, 1), (0,) * 6)),
+            itertools.cycle(itertools.product(fig.LENGTHS, fig.DEPTHS))):
+        states.append({"factor": f, "position": pos, "length": length, "depth": depth,
+                       **{k: bool(b) for k, b in zip(keys, pattern)}})
+    states += [{"factor": "2", "position": 0, "length": n, "depth": d, **{k: True for k in keys}}
+               for n in fig.LENGTHS for d in fig.DEPTHS]
     out = call_js("trained_context", "compute", [[s] for s in states], extra=[fig.data()], pick="readouts")
     for s, got in zip(states, out):
         want = fig.readouts(**s)
@@ -92,6 +98,11 @@ def test_javascript_compute_agrees_with_readouts():
     (lambda: fig.readouts("2", -1024), ValueError, "position"),
     (lambda: fig.readouts("2", 0, rope=True), ValueError, "check box"),
     (lambda: fig.DEMO.state(position=40000), ValueError, "position"),
+    (lambda: fig.readouts("2", 0, length="5000"), ValueError, "length"),
+    (lambda: fig.readouts("2", 0, depth="0.3"), ValueError, "depth"),
+    (lambda: fig.retrieval("0.3"), ValueError, "depth"),
+    (lambda: trained.retrieval_summary({"lengths": []}), TypeError, "result"),
+    (lambda: trained.retrieval_summary(depth=0.3), ValueError, "depth"),
     (lambda: trained.context_results(3), ValueError, "factor"),
     (lambda: trained.window_perplexity({"mean_log_likelihood_by_block": [0.0] * 3}, 1024, 256), ValueError, "blocks"),
     (lambda: trained.window_perplexity({"mean_log_likelihood_by_block": [0.0] * 4}, 1024, 256, 300), ValueError,
@@ -119,3 +130,51 @@ def test_plain_rope_is_the_same_run_at_both_scales():
         assert four["perplexity_by_range"][key] == pytest.approx(value, rel=1e-3), key
     np.testing.assert_allclose(four["mean_log_likelihood_by_block"][:64], two["mean_log_likelihood_by_block"],
                                atol=2e-3)
+
+
+RETRIEVAL = DATA / "trained_retrieval.json"
+
+
+def test_retrieval_summary_counts_the_cache_trial_by_trial():
+    """Every (method, length) cell is the cache's trials there, counted here independently: how many,
+    how many the greedy answer got right, the mean log-probability; dynamic NTK's skipped points
+    inside L carry the script's reason and no trial."""
+    R = json.loads(RETRIEVAL.read_text(encoding="utf-8"))
+    S = trained.retrieval_summary(R)
+    assert S["lengths"] == R["lengths"] and S["depths"] == R["depths"]
+    assert sum(c["trials"] for c in S["cells"].values()) == len(R["trials"])
+    for (m, n), c in S["cells"].items():
+        rows = [t for t in R["trials"] if t["method"] == m and t["length"] == n]
+        assert c["trials"] == len(rows) and c["retrieved"] == sum(t["greedy"] for t in rows)
+        if rows:
+            assert c["mean_log_prob"] == pytest.approx(sum(t["log_prob"] for t in rows) / len(rows))
+            assert c["rate"] == c["retrieved"] / c["trials"]
+        else:
+            assert np.isnan(c["rate"]) and np.isnan(c["mean_log_prob"])
+        if m == "dynamic NTK" and n <= R["original_max_position_embeddings"]:
+            assert not rows  # never run inside L (the script records why, once it reaches the point)
+        assert c["skipped"] is None or "plain RoPE" in c["skipped"]
+    for depth in R["depths"]:
+        D = trained.retrieval_summary(R, depth=depth)
+        assert sum(c["trials"] for c in D["cells"].values()) == sum(t["depth"] == depth for t in R["trials"])
+
+
+def test_retrieval_readouts_are_the_summary_at_the_chosen_length_and_depth():
+    R = json.loads(RETRIEVAL.read_text(encoding="utf-8"))
+    keys = dict(fig.METHODS)
+    for n in fig.LENGTHS:
+        for depth in fig.DEPTHS:
+            S = trained.retrieval_summary(R, depth=None if depth == "all" else float(depth))
+            r = fig.readouts("2", 0, n, depth, **{k: True for k in keys})
+            for key, name in fig.METHODS:
+                c = S["cells"].get((name, int(n)))
+                if c and c["trials"]:
+                    assert r[f"{key}_rate"] == pytest.approx(100 * c["rate"])
+                    assert r[f"{key}_logp"] == pytest.approx(c["mean_log_prob"])
+                else:
+                    assert f"{key}_rate" not in r and f"{key}_logp" not in r
+            # an unchecked method prints nothing
+            assert not any(k.endswith(("_rate", "_logp")) for k in fig.readouts("2", 0, n, depth))
+    d = fig.data()["retrieval"]
+    assert d["lengths"] == R["lengths"] and d["factor"] == R["factor"] == 2.0
+    assert set(d["depths"]) == set(fig.DEPTHS)

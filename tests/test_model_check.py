@@ -152,6 +152,35 @@ def plan_differences(config: dict, js: dict) -> list[str]:
     return [] if want == got else [f"{got} / {want}"]
 
 
+def page_differences(config: dict, select: dict, js: dict) -> list[str]:
+    """rope_edu.model_check (what ``rope-edu check`` prints) against the page's checks.js for one config: the
+    same warnings (ids, titles, sentences), the same layer plan (groups and their summaries), the same head_dim
+    sentence."""
+    from rope_edu import model_check as C
+
+    try:
+        spec = M.rope_spec(dict(config), **select)
+    except (ValueError, TypeError):
+        spec = None
+    found = []
+    py_w, js_w = C.warnings(config, spec), js["analysis"]["warnings"]
+    if [w["id"] for w in py_w] != [w["id"] for w in js_w]:
+        found.append(f"warnings {[w['id'] for w in py_w]} / {[w['id'] for w in js_w]}")
+    for a, b in zip(py_w, js_w):
+        if a["title"] != b["title"] or len(a["parts"]) != len(b["parts"]) or not all(
+                _same_text(x, y) for x, y in zip(a["parts"], b["parts"])):
+            found.append(f"warning {a['id']}:\n{a['text']}\n---\n{b['text']}")
+    plan, js_plan = C.layer_plan(config), js["analysis"]["plan"]
+    if (plan is None) != (js_plan is None) or plan and (
+            [g["layers"] for g in plan["groups"]] != [g["layers"] for g in js_plan["groups"]]
+            or plan["types"] != js_plan["types"]
+            or not all(_same_text(a["summary"], b["summary"]) for a, b in zip(plan["groups"], js_plan["groups"]))):
+        found.append(f"layer plan {plan and plan['groups']} / {js_plan and js_plan['groups']}")
+    if spec is not None and not _same_text(C.head_source(config, spec), js["analysis"]["head"]):
+        found.append(f"head_dim source {C.head_source(config, spec)!r} / {js['analysis']['head']!r}")
+    return found
+
+
 def _unknown(config: dict) -> bool:
     try:
         M.rope_spec(dict(config), layer=0)
@@ -259,7 +288,9 @@ def test_registry_refuses_what_it_cannot_export(monkeypatch):
 
 
 def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
-    """Same spec (or the same refusal) from Python and JavaScript for every case."""
+    """Same spec (or the same refusal) from Python and JavaScript for every case; for each config as a whole, the
+    same warnings, layer plan and head_dim sentence from the page's checks.js and rope_edu.model_check (which
+    ``rope-edu check`` prints)."""
     configs, cases = sweep_configs()
     assert len(cases) > 500
     answers = run_node(configs, [{k: c[k] for k in ("config", "select", "seq_len", "analyse")} for c in cases])["results"]
@@ -274,6 +305,9 @@ def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
             problems += [f"{case['name']}: layer plan: {d}" for d in plan_differences(configs[case["config"]], js)]
             if "spec" in py and not js["analysis"]["head"].startswith(f"head_dim {py['spec']['head_dim']} "):
                 problems.append(f"{case['name']}: head_dim source {js['analysis']['head']!r}")
+            # what `rope-edu check` says (rope_edu.model_check) is what the page says
+            problems += [f"{case['name']}: rope-edu check: {d}"
+                         for d in page_differences(configs[case["config"]], case["select"], js)]
     assert not problems, f"{len(problems)} differences, e.g.:\n" + "\n".join(problems[:12])
     assert accepted > 0.6 * len(cases)
     if not any(c["name"].startswith("sweep") for c in cases):
@@ -379,6 +413,25 @@ WARNINGS = {
                                        "original_max_position_embeddings": 8192}},
     "bf16": dict(M.PUBLISHED["Llama 2 7B"].config),
 }
+
+def test_rope_edu_check_names_each_trap_as_the_page_does():
+    """The configs the page's trap test pastes, with and without RoPE fields that clash: rope_edu.model_check
+    (``rope-edu check``) and checks.js give the same warnings, plan and head_dim sentence (no browser)."""
+    configs = [_json(c) for c in (*WARNINGS.values(), BOTH_AGREE, GEMMA4, QWEN2_VL, MINIMAX_M2, COHERE2, PHIMOE,
+                                  COHERE2_MOE)]
+    answers = run_node(configs, [{"config": i, "select": {}, "seq_len": None, "analyse": True}
+                                 for i in range(len(configs))])["results"]
+    problems = [f"{c.get('model_type')}: {d}" for c, js in zip(configs, answers) for d in page_differences(c, {}, js)]
+    assert not problems, "\n".join(problems)
+    from rope_edu import model_check as C
+
+    for warning, config in WARNINGS.items():
+        try:
+            spec = M.rope_spec(_json(config))
+        except ValueError:
+            spec = None
+        assert warning in [w["id"] for w in C.warnings(_json(config), spec)], warning
+
 
 _READ_JS = """() => {
   const shown = (id) => !document.getElementById(id).hidden;

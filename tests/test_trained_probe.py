@@ -148,3 +148,115 @@ def test_cache_states_its_cpu_time_and_model(cache):
     assert len(cache["text"]["token_ids"]) == cache["full"]["n_tokens"]
     q = np.asarray(cache["full"]["q_pair_norms"])
     assert q.shape == (cache["model"]["n_layers"], cache["model"]["n_heads"], cache["model"]["head_dim"] // 2)
+
+
+# --- the interventions (scripts/trained_interventions.py) ----------------------------------------
+
+INTERVENTIONS = ROOT / "rope_edu" / "data" / "trained_interventions.json"
+
+
+@pytest.fixture(scope="module")
+def interventions():
+    return json.loads(INTERVENTIONS.read_text(encoding="utf-8"))
+
+
+def test_head_scores_are_the_rotated_dot_products():
+    rng = np.random.default_rng(2)
+    s, d = 10, 16
+    q, k = rng.standard_normal((s, d)), rng.standard_normal((s, d))
+    theta = frequencies(d, 100.0)
+    pos = np.arange(s)
+    rot = {"inv_freq": theta, "layout": "half"}
+    want = apply_rope(q, pos, **rot) @ apply_rope(k, pos, **rot).T / 4.0
+    got = trained.head_scores(q, k, theta)
+    low = np.tril_indices(s)
+    np.testing.assert_allclose(got[low], want[low], atol=1e-12)
+    assert np.isneginf(got[np.triu_indices(s, 1)]).all()
+    # every angle 0: the plain dot products, whatever the positions
+    np.testing.assert_allclose(trained.head_scores(q, k, 0 * theta)[low], (q @ k.T / 4.0)[low], atol=1e-12)
+
+
+def test_previous_token_use_of_a_perfect_and_a_blind_head():
+    s = 9
+    perfect = np.full((s, s), -np.inf)
+    for t in range(s):
+        perfect[t, : t + 1] = 0.0
+        perfect[t, max(t - 1, 0)] = 10.0
+    use = trained.previous_token_use(perfect)
+    assert use["accuracy"] == 1.0 and use["weight"] > 0.99
+    # margin: 10 minus the mean over keys 1..t of the logits (10 on one of them)
+    assert use["margin"] == pytest.approx(np.mean([10 - 10 / t for t in range(2, s)]))
+    blind = np.where(np.tril(np.ones((s, s))) > 0, 0.0, -np.inf)
+    use = trained.previous_token_use(blind)
+    assert use["margin"] == 0.0 and use["weight"] == pytest.approx(np.mean([1 / (t + 1) for t in range(2, s)]))
+
+
+def test_uniform_attention_falls_under_the_distance_average():
+    """The no-effect baseline: uniform causal attention ignores position, yet its mean by distance
+    falls, since distance δ is averaged over the queries t > δ only."""
+    a = trained.uniform_attention(256)
+    np.testing.assert_allclose(a.sum(-1), 1.0)
+    by_d = trained.attention_by_distance(a)
+    want = [np.mean(1.0 / (np.arange(d + 1, 256) + 1)) for d in (1, 32)]
+    assert by_d[1] == pytest.approx(want[0]) and by_d[32] == pytest.approx(want[1])
+    assert f"{by_d[1] / by_d[32]:.2f}" == "1.99"
+
+
+def test_shifted_frequencies_move_the_angles_of_other_pairs_by_the_same_amounts():
+    theta = frequencies(64, 1e5)
+    got = trained.shifted_frequencies(64, 1e5, np.arange(16), np.arange(16, 32))
+    stop = trained.stopped_frequencies(64, 1e5, slowest=16)
+    np.testing.assert_allclose(np.sort(np.abs(got - theta)), np.sort(np.abs(stop - theta)), atol=1e-15)
+    np.testing.assert_array_equal(got[16:], theta[16:])
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: trained.shifted_frequencies(64, 1e5, [0, 1], [2]), ValueError, "same length"),
+    (lambda: trained.shifted_frequencies(64, 1e5, [40], [0]), ValueError, "pairs"),
+    (lambda: trained.shifted_frequencies(64, 1e5, [0.5], [0]), TypeError, "pairs"),
+    (lambda: trained.head_scores(np.ones((4, 8)), np.ones((5, 8)), np.ones(4)), ValueError, "q and k"),
+    (lambda: trained.head_scores(np.ones((4, 8)), np.ones((4, 8)), np.ones(3)), ValueError, "inv_freq"),
+    (lambda: trained.previous_token_use(np.zeros((2, 2))), ValueError, "scores"),
+    (lambda: trained.uniform_attention(0), ValueError, "n"),
+])
+def test_intervention_functions_reject_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_interventions_cache_states_its_run(interventions, cache):
+    I = interventions
+    assert I["cpu_seconds_total"] > 0 and I["model"]["file"] == trained.SMOLLM2_FILE
+    assert I["text"]["token_ids"] == cache["text"]["token_ids"]  # the probe's tokens
+    assert "--threads 1" in I["command"]
+    heads = [(h["layer"], h["head"]) for h in cache["full"]["positional_heads"] if h["kind"] == "previous-token"]
+    assert [tuple(h) for h in I["previous_token_heads"]] == heads
+    # the same statistic as the probe's
+    np.testing.assert_allclose(I["distance"]["by_distance"]["trained"], cache["full"]["attention_by_distance"],
+                               atol=2e-6)
+    n = I["text"]["n_tokens"]
+    np.testing.assert_allclose(I["distance"]["by_distance"]["position-blind (uniform)"],
+                               trained.attention_by_distance(trained.uniform_attention(n))[: n - 1], atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("trained")
+def test_cached_interventions_match_a_rerun(loaded, rerun, interventions):
+    """The slice (one previous-token head, its first tokens: trained, pair 0 stopped, no rotation)
+    from the rerun's queries and keys, and one matched-change pass over the rerun's 64 tokens."""
+    config, model = loaded
+    ids, probe, _ = rerun
+    sl = interventions["slice"]
+    n, layer, head = sl["n_tokens"], sl["layer"], sl["head"]
+    rep = probe["q"].shape[1] // probe["k"].shape[1]
+    q, k = probe["q"][layer, head, :n], probe["k"][layer, head // rep, :n]
+    theta = frequencies(config.head_dim, config.base).astype(np.float64)
+    off = theta.copy()
+    off[0] = 0.0
+    for name, th in (("trained", theta), ("pair 0 stopped", off), ("rotation removed", 0 * theta)):
+        got = trained.previous_token_use(trained.head_scores(q, k, th))
+        for key in ("accuracy", "weight", "margin"):
+            assert got[key] == pytest.approx(sl[name][key], abs=2e-3), (name, key)
+    run = interventions["matched_stops"]["runs"]["slowest 4 given the fastest 4's change"]
+    got = trained.perplexity(model.with_attention(inv_freq=np.asarray(run["inv_freq"])), ids)["log_likelihoods"]
+    np.testing.assert_allclose(got, run["log_likelihoods"][: ids.size - 1], atol=2e-3)

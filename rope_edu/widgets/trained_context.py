@@ -1,13 +1,18 @@
-"""Chapter 9 figure: SmolLM2-135M's measured perplexity by position, plain RoPE against the scalings.
+"""Chapter 9 figure: SmolLM2-135M's measured perplexity by position, and its passkey retrieval by
+length, plain RoPE against the scalings.
 
-Nothing is computed here but what the cache holds: :func:`data` reads the cached runs of
-``scripts/trained_context.py`` (:func:`rope_edu.trained.context_results`: ``s = 2`` over 16,384
-tokens of *Hamlet* + *King Lear*, ``s = 4`` over 32,768) and turns each method's mean
+Nothing is computed here but what the caches hold: :func:`data` reads the cached runs of
+``scripts/trained_context.py`` (:func:`rope_edu.trained.context_results`: ``s = 2`` over the first
+16,384 tokens of *Hamlet*, ``s = 4`` over its first 32,768) and turns each method's mean
 log-likelihood per block into the perplexity of every 1,024 tokens
-(:func:`rope_edu.trained.window_perplexity`). The reader picks the methods (check boxes), the scale
-``s`` and a window along the text; the figure (``js/trained_context.js``) draws the perplexity
-against the position on a log axis, marks the trained length ``L = 8192`` and the window, and
-prints each shown method's perplexity there (:func:`readouts`).
+(:func:`rope_edu.trained.window_perplexity`); and the run of ``scripts/trained_retrieval.py``
+(:func:`rope_edu.trained.retrieval_summary`: at ``s = 2``, the share of trials whose greedy answer
+is the pass key and the mean log-probability of the key, by method, prompt length and depth of the
+key). The reader picks the methods (check boxes), the scale ``s``, a window along the text, a
+prompt length and a depth; the figure (``js/trained_context.js``) draws the perplexity against the
+position on a log axis and, under it, the share of keys retrieved against the prompt length, marks
+the trained length ``L = 8192``, the window and the length, and prints each shown method's numbers
+there (:func:`readouts`).
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_choice, check_int
-from ..trained import CONTEXT_CACHES, context_results, window_perplexity
+from ..trained import CONTEXT_CACHES, context_results, load_results, retrieval_summary, window_perplexity
 from ._core import Control, Figure
 
-__all__ = ["METHODS", "FACTORS", "WINDOW", "MAX_START", "window_start", "series", "readouts", "data", "CONTROLS", "DEMO"]
+__all__ = ["METHODS", "FACTORS", "WINDOW", "MAX_START", "DEPTHS", "LENGTHS", "window_start", "series", "retrieval",
+           "readouts", "data", "CONTROLS", "DEMO"]
 
 #: The methods, as (check box name, the cache's and the book's plain name).
 METHODS: tuple[tuple[str, str], ...] = (
@@ -38,6 +44,42 @@ FACTORS: tuple[str, ...] = tuple(str(f) for f in CONTEXT_CACHES)
 WINDOW = 1024
 #: Largest window start on the slider (the s = 4 text: 32,768 tokens).
 MAX_START = 32768 - WINDOW
+
+
+@functools.lru_cache(maxsize=None)
+def _retrieval_run() -> dict[str, Any]:
+    return load_results("retrieval")
+
+
+#: The retrieval run's prompt lengths (the length menu's options) and depths of the key ("all": every depth).
+LENGTHS: tuple[str, ...] = tuple(str(n) for n in _retrieval_run()["lengths"])
+DEPTHS: tuple[str, ...] = ("all",) + tuple(str(float(x)) for x in _retrieval_run()["depths"])
+
+
+@functools.lru_cache(maxsize=None)
+def _retrieval(depth: str) -> dict[str, Any]:
+    S = retrieval_summary(_retrieval_run(), depth=None if depth == "all" else float(depth),
+                          methods=[name for _, name in METHODS])
+    out: dict[str, Any] = {}
+    for key, name in METHODS:
+        cells = [S["cells"].get((name, int(n))) for n in LENGTHS]
+        out[key] = {
+            "trials": [c["trials"] if c else 0 for c in cells],
+            "retrieved": [c["retrieved"] if c else 0 for c in cells],
+            "rate": [c["rate"] if c and c["trials"] else None for c in cells],
+            "log_prob": [c["mean_log_prob"] if c and c["trials"] else None for c in cells],
+            "skipped": [bool(c and c["skipped"]) for c in cells],
+        }
+    return out
+
+
+def retrieval(depth: str = "all") -> dict[str, Any]:
+    """The retrieval run at one depth (``"all"``, or one of :data:`DEPTHS`), by check box name: per
+    length of :data:`LENGTHS`, the trials, how many the greedy answer got right, their share and the
+    mean log-probability of the key (``None`` where the run holds no trial), and whether the script
+    skips that point (dynamic NTK inside ``L``)."""
+    R = _retrieval(check_choice(str(depth), DEPTHS, "depth"))
+    return {k: {f: list(v) for f, v in r.items()} for k, r in R.items()}
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,10 +104,15 @@ def window_start(factor: int, position: int) -> int:
     return min(check_int(position, "position", 0), series(factor)["n_tokens"] - WINDOW)
 
 
-def readouts(factor: str, position: int, **shown: bool) -> dict[str, float]:
+def readouts(factor: str, position: int, length: str = LENGTHS[-1], depth: str = "all",
+             **shown: bool) -> dict[str, float]:
     """The numbers the figure prints: the window's first token and each checked method's perplexity there
-    (a method missing from the cache prints nothing)."""
+    (a method missing from the cache prints nothing); at the prompt ``length`` and ``depth``, each checked
+    method's share of keys retrieved in percent (``<key>_rate``) and mean log-probability of the key (``<key>_logp``),
+    where the retrieval run holds trials."""
     s = int(check_choice(str(factor), FACTORS, "factor"))
+    col = LENGTHS.index(check_choice(str(length), LENGTHS, "length"))
+    R = _retrieval(check_choice(str(depth), DEPTHS, "depth"))
     position = check_int(position, "position", 0)
     if position > MAX_START or position % WINDOW:
         raise ValueError(f"position must be a multiple of {WINDOW} in [0, {MAX_START}], got {position}")
@@ -78,12 +125,20 @@ def readouts(factor: str, position: int, **shown: bool) -> dict[str, float]:
     for key, name in METHODS:
         if shown.get(key, False) and name in S["perplexity"]:
             out[key] = float(S["perplexity"][name][start // WINDOW])
+    for key, _ in METHODS:
+        if shown.get(key, False) and R[key]["trials"][col]:
+            out[f"{key}_rate"] = 100 * float(R[key]["rate"][col])
+            out[f"{key}_logp"] = float(R[key]["log_prob"][col])
     return out
 
 
 def data() -> dict[str, Any]:
     """Every cached factor's windows, by check box name, and the methods' plain names."""
-    out: dict[str, Any] = {"window": WINDOW, "names": dict(METHODS), "factors": {}}
+    run = _retrieval_run()
+    out: dict[str, Any] = {"window": WINDOW, "names": dict(METHODS), "factors": {},
+                           "retrieval": {"factor": run["factor"], "lengths": [int(n) for n in LENGTHS],
+                                         "trained": run["original_max_position_embeddings"],
+                                         "depths": {d: retrieval(d) for d in DEPTHS}}}
     for f in FACTORS:
         S = series(int(f))
         out["factors"][f] = {
@@ -95,14 +150,19 @@ def data() -> dict[str, Any]:
 
 
 CONTROLS = [
-    Control("factor", "scale s (the text runs to s × 8,192 tokens)", "4", kind="select", options=list(FACTORS),
+    Control("factor", "scale s (the text runs to s × 8,192 tokens)", "2", kind="select", options=list(FACTORS),
             labels=[f"s = {f}" for f in FACTORS]),
     Control("position", "window along the text (first token)", 12288, min=0, max=MAX_START, step=WINDOW),
+    Control("length", "retrieval: prompt length", LENGTHS[-1], kind="select", options=list(LENGTHS),
+            labels=[f"{int(n):,} tokens" for n in LENGTHS]),
+    Control("depth", "retrieval: where the key sits", "all", kind="select", options=list(DEPTHS),
+            labels=["every depth"] + [f"{float(x):.0%} of the way in" for x in DEPTHS[1:]]),
     *[Control(key, name, key in ("plain", "pi", "yarn"), kind="checkbox") for key, name in METHODS],
 ]
 
 #: The chapter 9 figure: measured perplexity by position on SmolLM2-135M, by method and scale.
 DEMO = Figure(
     "trained_context", CONTROLS, data=data, readouts=readouts,
-    title="Measured perplexity of SmolLM2-135M against the position in the text, by method and scale s",
+    title="Measured perplexity of SmolLM2-135M against the position in the text, and its passkey retrieval "
+          "against the prompt length, by method",
 )

@@ -1,7 +1,9 @@
-// Chapter 9, page 2: SmolLM2-135M's measured perplexity over every 1,024 tokens of Hamlet + King
-// Lear against the position, one line per checked method, at the scale s picked (the text runs to
-// s × 8,192 tokens). Every number is the cache's (rope_edu.widgets.trained_context.data(): the
-// runs of scripts/trained_context.py); the browser only picks, draws and prints them.
+// Chapter 9, page 2: SmolLM2-135M's measured perplexity over every 1,024 tokens of Hamlet against
+// the position, one line per checked method, at the scale s picked (the text runs to s × 8,192
+// tokens); under it, the share of pass keys the model retrieves against the prompt length (s = 2).
+// Every number is a cache's (rope_edu.widgets.trained_context.data(): the runs of
+// scripts/trained_context.py and scripts/trained_retrieval.py); the browser only picks, draws and
+// prints them.
 
 // How each method is drawn: its colour and dash (the same as the book's static plots).
 const METHOD_STYLE = {
@@ -26,7 +28,14 @@ function compute(state, data) {
   const readouts = { start };
   for (const k of shown) readouts[k] = f.perplexity[k][start / w];
   const missing = METHOD_KEYS.filter((k) => !(k in f.perplexity)).map((k) => data.names[k]);
-  return { start, shown, missing, readouts };
+  const R = data.retrieval, col = R.lengths.indexOf(Number(state.length));
+  const ret = R.depths[state.depth];
+  const retShown = METHOD_KEYS.filter((k) => state[k] && ret[k].trials[col] > 0);
+  for (const k of retShown) {
+    readouts[`${k}_rate`] = 100 * ret[k].rate[col];
+    readouts[`${k}_logp`] = ret[k].log_prob[col];
+  }
+  return { start, shown, missing, readouts, col, ret, retShown };
 }
 
 function draw(fig) {
@@ -62,6 +71,39 @@ function draw(fig) {
     el("circle", { cx: p.sx(c.start + w / 2), cy: p.sy(c.readouts[k]), r: 4.5, fill: color, stroke: "#fff",
       "stroke-width": 1 }, p.g);
   }
+  // retrieval: the share of keys retrieved against the prompt length (s = 2), under the perplexity
+  const R = d.retrieval, rb = fig.layout.rbox;
+  const rp = plot(fig.svg, rb, {
+    x: [0, 17408], y: [-0.08, 1.08],
+    xticks: [0, 4096, 8192, 12288, 16384].map((t) => [t, t === 0 ? "0" : `${t / 1024}K`]),
+    yticks: [[0, "0"], [0.5, "50 %"], [1, "100 %"]],
+    xlabel: `prompt length (tokens), s = ${R.factor}`, ylabel: "keys retrieved", ylabelOffset: 46,
+  });
+  const RX = rp.sx(R.trained);
+  el("line", { x1: RX, x2: RX, y1: rp.box.y, y2: rp.box.y + rp.box.h, stroke: COLORS.black, "stroke-width": 1.2,
+    "stroke-dasharray": "4 3" }, rp.g);
+  const LX = rp.sx(R.lengths[c.col]);
+  el("line", { x1: LX, x2: LX, y1: rp.box.y, y2: rp.box.y + rp.box.h, stroke: COLORS.sky, "stroke-width": 8,
+    opacity: 0.35 }, rp.g);
+  METHOD_KEYS.filter((k) => fig.state[k]).forEach((k, j) => {
+    const [color, dash] = METHOD_STYLE[k];
+    const r = c.ret[k];
+    const pts = R.lengths.map((n, i) => [n, r.trials[i] > 0 ? r.rate[i] : null]);
+    line(rp, pts, { stroke: color, "stroke-width": 2, "stroke-dasharray": dash });
+    // a small vertical offset per method, so that equal shares stay visible side by side
+    pts.forEach(([x, y]) => {
+      if (y !== null) el("circle", { cx: rp.sx(x), cy: rp.sy(y) + (j - 2.5) * 2, r: 3.5, fill: color,
+        stroke: "#fff", "stroke-width": 1 }, rp.g);
+    });
+  });
+  const open = METHOD_KEYS.filter((k) => fig.state[k] && !(c.ret[k].trials[c.col] > 0));
+  if (open.length) {
+    fig.note(`No retrieval trial at ${grouped(R.lengths[c.col])} tokens for: `
+      + open.map((k) => d.names[k] + (c.ret[k].skipped[c.col] ? " (not run inside L: plain RoPE's frequencies)" : ""))
+        .join(", ") + ".");
+  }
+  if (s !== R.factor) fig.note(`Retrieval was measured at s = ${R.factor} only.`);
+
   // the key: every method, the unchecked ones faded
   const g = el("g", { class: "legend" }, fig.svg);
   const { x: kx, y: ky } = fig.layout.key;
@@ -81,11 +123,19 @@ function draw(fig) {
 
   fig.readout("start", "window's first token", c.start, 0, "tokens");
   for (const k of c.shown) fig.readout(k, `${d.names[k]}: perplexity`, c.readouts[k], 1);
+  for (const k of c.retShown) {
+    const n = c.ret[k].trials[c.col];
+    fig.readout(`${k}_rate`, `${d.names[k]}: keys retrieved at ${grouped(R.lengths[c.col])} (of ${n})`,
+      c.readouts[`${k}_rate`], 0, "%");
+    fig.readout(`${k}_logp`, `${d.names[k]}: mean log p of the key`, c.readouts[`${k}_logp`], 2);
+  }
 }
 
 export { compute };
-// Wide: the key right of the plot. Narrow: a narrower drawing, the key under the plot.
+// Wide: the key right of the plots. Narrow: a narrower drawing, the key between the two plots.
 export default figure(draw, { layouts: [
-  { width: 756, height: 370, box: { x: 70, y: 36, w: 470, h: 270 }, key: { x: 576, y: 80 } },
-  { width: 380, height: 460, headingAbove: true, box: { x: 62, y: 10, w: 300, h: 250 }, key: { x: 62, y: 344 } },
+  { width: 756, height: 590, box: { x: 70, y: 36, w: 470, h: 270 }, rbox: { x: 70, y: 380, w: 470, h: 150 },
+    key: { x: 576, y: 80 } },
+  { width: 380, height: 700, headingAbove: true, box: { x: 62, y: 10, w: 300, h: 250 },
+    key: { x: 62, y: 344 }, rbox: { x: 62, y: 490, w: 300, h: 150 } },
 ] });
