@@ -190,9 +190,25 @@ def output_messages(page: str) -> list[tuple[str, str]]:
     return [(kind, html.unescape(text).strip()) for kind, text in found if text and text.strip()]
 
 
+_FOLDED_VERDICT = re.compile(r'<span class="rope-verdict">(.*?)</span>', re.S)
+
+
+def check_claims(page: str) -> list[str]:
+    """The claims of the folded checks of a built English page (``checked: <claim>; max error ...``:
+    what ``rope_edu.verify`` was told it checks), in page order; the Chinese build shows them through
+    the outputs catalog (_ext/check_folds.py)."""
+    import html
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from check_folds import split_verdict
+
+    claims = [split_verdict(html.unescape(re.sub(r"<[^>]*>", "", v)).strip())[0] for v in _FOLDED_VERDICT.findall(page)]
+    return [c for c in claims if c]
+
+
 def outputs_pot(site: Path):
-    """The outputs' template catalog (polib) from the built English chapter pages of ``site``:
-    one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
+    """The outputs' template catalog (polib) from the built English chapter pages of ``site`` (plot
+    captions and alt texts, table captions and headers, the folded checks' claims): one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
     import polib
 
     pages = sorted((site / "notebooks").glob("*.html"))
@@ -204,7 +220,8 @@ def outputs_pot(site: Path):
     entries: dict[str, polib.POEntry] = {}
     for path in pages:
         where = path.relative_to(site).with_suffix("").as_posix()
-        for kind, text in output_messages(path.read_text(encoding="utf-8")):
+        page = path.read_text(encoding="utf-8")
+        for kind, text in [*output_messages(page), *(("check claim", c) for c in check_claims(page))]:
             entry = entries.get(text)
             if entry is None:
                 entry = entries[text] = polib.POEntry(msgid=text, msgstr="", occurrences=[], comment=kind)

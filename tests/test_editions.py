@@ -291,7 +291,7 @@ def test_chinese_search_finds_the_terms(built_book):
 @pytest.mark.book
 def test_the_chinese_pages_controls_are_chinese(built_book):
     """The words the build adds around the translated text are Chinese too: the dropdowns' hint
-    (sphinx-togglebutton), each folded cell's line ("上表的代码"), and inline maths keeps the
+    (sphinx-togglebutton), each folded cell's line ("上表的代码"), each folded verdict ("已检查：..."), and inline maths keeps the
     full-width punctuation after it on its line (no "，" at the start of a line)."""
     english_lines = re.compile(r"code of the (?:figure|table|output)\b")
     bad = {}
@@ -302,6 +302,8 @@ def test_the_chinese_pages_controls_are_chinese(built_book):
             problems.append("toggle hint")
         if english_lines.search(html):
             problems.append("fold line in English")
+        if '<span class="rope-verdict">checked:' in html:
+            problems.append("a folded verdict in English")
         soup = BeautifulSoup(html, "html.parser")
         for math in soup.select("article span.math"):
             after = math.next_sibling
