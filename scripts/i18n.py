@@ -606,7 +606,7 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     A plot is shown by an ``<img>``, which loads nothing else (not the page's fonts): when the
     translation has Chinese characters, the SVG carries the Chinese font (:data:`rope_edu.i18n.FONT`)
     cut down to those characters, as a ``data:`` URL, and its translated texts name that font
-    after their own (Latin letters, digits and symbols keep theirs).
+    first, before their own (it has no Latin letters, digits or symbols: those keep their font).
     """
     import base64
     import html
@@ -626,9 +626,10 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
         body = style.group(1)
         if "font-family:" not in body:
             return f'style="{body}; font-family: {family}"'
-        # the Chinese font after the named ones, before the generic family
-        return 'style="' + re.sub(r"(font-family:[^;]*?)(,\s*sans-serif)?(\s*(?:;|$))",
-                                  lambda f: f"{f.group(1)}, {family}{f.group(2) or ''}{f.group(3)}", body, count=1) + '"'
+        # the Chinese font first: it holds only the label's CJK characters, so Latin letters, digits and
+        # symbols still come from the named fonts after it. Named after them, Chromium drew the first
+        # label of a plot before the embedded font had loaded, with a Latin font's empty boxes, and kept it.
+        return 'style="' + re.sub(r"font-family:\s*", f"font-family: {family}, ", body, count=1) + '"'
 
     def one(m: re.Match) -> str:
         attrs, words = m.group(1), html.unescape(m.group(2))
@@ -663,6 +664,35 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     face = (f'<style>@font-face {{ font-family: "{FONT_FAMILY}"; '
             f'src: url(data:font/woff;base64,{base64.b64encode(buf.getvalue()).decode()}) format("woff"); }}</style>')
     return re.sub(r"(<svg\b[^>]*>)", lambda s: s.group(1) + face, out, count=1)
+
+
+def svg_font_problems(svg: str) -> list[str]:
+    """Why a Chinese plot (:func:`translate_svg`'s SVG) could show an empty box for a Chinese character
+    where no Chinese font is installed: a label with CJK characters whose font-family does not name the
+    embedded face first, or a character that the embedded font lacks."""
+    import base64
+    import html
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    sys.path.insert(0, str(ROOT))
+    from rope_edu.i18n import FONT_FAMILY
+
+    face = re.search(r"url\(data:font/woff;base64,([^)]+)\)", svg)
+    have = {chr(c) for c in TTFont(io.BytesIO(base64.b64decode(face.group(1)))).getBestCmap()} if face else set()
+    out = []
+    for attrs, words in re.findall(r"<text\b([^>]*)>([^<]+)</text>", svg):
+        chars = cjk_characters([html.unescape(words)])
+        if not chars:
+            continue
+        family = re.search(r"font-family:\s*([^;\"]*)", attrs)
+        if not family or family.group(1).split(",")[0].strip(" '\"") != FONT_FAMILY:
+            out.append(f"{html.unescape(words)!r}: font-family {family.group(1) if family else None!r} does not start with {FONT_FAMILY!r}")
+        missing = "".join(c for c in chars if c not in have)
+        if missing:
+            out.append(f"{html.unescape(words)!r}: the embedded font lacks {missing!r}")
+    return out
 
 
 def translate_plots(root: Path, site: Path) -> int:

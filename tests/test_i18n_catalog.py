@@ -278,7 +278,12 @@ def test_translate_svg_translates_text_and_embeds_only_the_glyphs_it_uses():
         "wavelength (positions)", "no key")
     out = tool.translate_svg(SVG, "zh_CN")
     assert ">波长（位置数）</text>" in out and ">−0.5</text>" in out
-    assert f"font-family: 'DejaVu Sans', '{i18n.FONT_FAMILY}', sans-serif; text-anchor: middle" in out
+    # the embedded face first (named after the Latin fonts, Chromium drew a plot's first label before it
+    # had loaded, in boxes), and it holds every Chinese character of every label
+    assert f"font-family: '{i18n.FONT_FAMILY}', 'DejaVu Sans', sans-serif; text-anchor: middle" in out
+    assert tool.svg_font_problems(out) == []
+    assert tool.svg_font_problems(out.replace(f"'{i18n.FONT_FAMILY}', 'DejaVu Sans'", f"'DejaVu Sans', '{i18n.FONT_FAMILY}'"))
+    assert tool.svg_font_problems(out.replace("波长", "波长长度"))
     data = re.search(r"url\(data:font/woff;base64,([^)]+)\)", out).group(1)
     font = TTFont(io.BytesIO(base64.b64decode(data)))
     assert {chr(c) for c in font.getBestCmap()} == set("波长（位置数）")
