@@ -266,6 +266,7 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>]+)>")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 
 
+_TEXT = re.compile(r"\\text\{[^{}]*\}")
 _TITLED = re.compile(r"^(\{[a-z:-]+\}`)[^`<]*<([^>`]+)>`$")
 
 
@@ -273,7 +274,8 @@ def _parts(text: str) -> dict[str, list[str]]:
     # {doc}`chapter 2 <target>`: its title is prose, translated; the role and its target are kept
     roles = [_TITLED.sub(r"\1<\2>`", r) for r in _ROLE.findall(text)]
     rest = _ROLE.sub(" ", text)
-    maths = _MATH.findall(rest)
+    # the words inside \text{...} are prose, translated with the rest; the maths around them is not
+    maths = [_TEXT.sub(r"\\text{}", m) for m in _MATH.findall(rest)]
     rest = _MATH.sub(" ", rest)
     code = _CODE.findall(rest)
     rest = _CODE.sub(" ", rest)
@@ -288,6 +290,10 @@ def problems(msgid: str, msgstr: str) -> list[str]:
     """How a translation differs from its English message in what must not change."""
     if not msgstr:
         return []
+    if _is_math(msgid):   # a display maths block: only the words inside its \text{} may change
+        bare = lambda tex: re.sub(r"\s+", "", _TEXT.sub("", tex))  # noqa: E731
+        if bare(msgid) != bare(msgstr):
+            return [f"maths: {msgid.strip()[:60]!r} -> {msgstr.strip()[:60]!r} (outside \\text{{}})"]
     a, b = _parts(msgid), _parts(msgstr)
     return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in a if a[kind] != b[kind]]
 
@@ -306,7 +312,8 @@ def check(root: Path, *, strict: bool = True) -> int:
                 untranslated += 1
             elif "fuzzy" in entry.flags:
                 fuzzy += 1
-            same = entry.msgstr == entry.msgid   # maths, names: kept as they are
+            # maths (whose \text{} words alone are translated), names: no terms to find
+            same = entry.msgstr == entry.msgid or _is_math(entry.msgid)
             for p in problems(entry.msgid, entry.msgstr) + ([] if same else term_problems(entry.msgid, entry.msgstr, terms)):
                 bad += 1
                 print(f"{po_path.relative_to(root)}: {entry.msgid[:60]!r}: {p}")
