@@ -63,6 +63,8 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         # sphinx-togglebutton's hint on proofs, solutions and other dropdowns
         "togglebutton_hint": "点击展开",
         "togglebutton_hint_hide": "点击收起",
+        # the footer's date: 2026 年 12 月 2 日 (Sphinx's Chinese default pads: 12 月 02 日)
+        "html_last_updated_fmt": "%Y 年 %-m 月 %-d 日",
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
     cfg["author"] = "rope-edu 作者"  # the footer's "By ..." and copyright line
