@@ -268,6 +268,9 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>]+)>")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 
 
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+_MONTH = re.compile(r"\b(?:%s)(?= \d{4}\b)" % "|".join(_MONTHS))
 _TEXT = re.compile(r"\\text\{[^{}]*\}")
 _TITLED = re.compile(r"^(\{[a-z:-]+\}`)[^`<]*<([^>`]+)>`$")
 
@@ -283,6 +286,8 @@ def _parts(text: str) -> dict[str, list[str]]:
     rest = _CODE.sub(" ", rest)
     links = ["".join(m) for m in _LINK.findall(rest)]
     rest = _LINK.sub(" ", rest)
+    # a month is a number in Chinese (March 2021 -> 2021 年 3 月)
+    rest = _MONTH.sub(lambda m: f" {_MONTHS.index(m.group(0)) + 1} ", rest)
     numbers = [n.replace(",", "") for n in _NUMBER.findall(rest)]
     return {"roles": sorted(roles), "maths": sorted(maths), "code spans": sorted(code),
             "link targets": sorted(links), "numbers": sorted(numbers)}

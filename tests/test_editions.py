@@ -453,3 +453,10 @@ def test_chinese_plots_name_their_embedded_font_first(built_book):
     assert len(plots) >= 30
     bad = {p.name: i18n.svg_font_problems(p.read_text(encoding="utf-8"))[:2] for p in plots}
     assert not {k: v for k, v in bad.items() if v}
+
+
+def test_the_gate_reads_a_month_as_its_number():
+    """March 2021 is 2021 年 3 月 in Chinese (not 三月): the gate counts the month as a number."""
+    assert i18n.problems("in March 2021 and April 2021", "2021 年 3 月和 2021 年 4 月") == []
+    assert i18n.problems("in March 2021", "2021 年三月") != []
+    assert i18n.problems("you May 2 go", "你 2 可以走") == []
