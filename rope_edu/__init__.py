@@ -4,8 +4,9 @@ Plain functions over numpy arrays. The torch path lives in :mod:`rope_edu.torch_
 imported only on request, so ``import rope_edu`` never imports torch.
 """
 
-from . import plots, scaling
-from .attention import attention, attention_scores, causal_mask, softmax
+from . import kernels, plots, scaling
+from .attention import (attention, attention_entropy, attention_scores, causal_mask, logn_scale,
+                        power_scale, softmax)
 from .decay import (
     expected_score,
     max_context,
@@ -93,7 +94,7 @@ from .multidim import (
 from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
 from . import dca, kvquant
 from .dca import DCA_KINDS, DCA_VARIANTS, DCADistances, DCAPositions, dca_position_ids, dca_relative_distances
-from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, outlier_keys, quantize
+from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, hadamard, outlier_keys, quantize, quantize_blocks
 from . import video
 from .video import (
     axes_frequencies,
@@ -176,11 +177,15 @@ __all__ = [
     "similarity_advantage",
     "wavelengths",
     "LAYOUTS",
+    "kernels",
     "plots",
     "scaling",
     "apply_rope",
     "attention",
     "attention_scores",
+    "attention_entropy",
+    "logn_scale",
+    "power_scale",
     "causal_mask",
     "softmax",
     "frequencies",
@@ -230,6 +235,8 @@ __all__ = [
     "cached_keys",
     "outlier_keys",
     "quantize",
+    "quantize_blocks",
+    "hadamard",
     "video",
     "axes_frequencies",
     "intrinsic_frequency_index",

@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_real_array, float_dtype
+from ._checks import as_real_array, check_int, check_real, finite_float64, float_dtype, real_array
 
-__all__ = ["softmax", "causal_mask", "attention_scores", "attention"]
+__all__ = ["softmax", "causal_mask", "attention_scores", "attention", "attention_entropy", "logn_scale",
+           "power_scale"]
 
 
 def softmax(logits: Any, axis: int = -1) -> np.ndarray:
@@ -152,3 +153,95 @@ def attention(q: Any, k: Any, v: Any, *, causal: bool = False, mask: Any = None)
     dtype = np.result_type(float_dtype(q.dtype), float_dtype(k.dtype), float_dtype(v.dtype))
     w = _weights(q, k, causal, mask, dtype)
     return np.matmul(w, v.astype(dtype, copy=False))
+
+
+# --- attention scaled by position or length ---------------------------------------------------------
+
+
+def _positions(positions: Any) -> np.ndarray:
+    pos = finite_float64(real_array(positions, "positions", "integer or real positions"), "positions")
+    if np.any(pos < 0):
+        raise ValueError("positions must be >= 0 (0 is the first token)")
+    return pos
+
+
+def logn_scale(positions: Any, trained_length: int) -> np.ndarray:
+    """Qwen's ``use_logn_attn``: the factor on the query of the token at each position.
+
+    A query at position :math:`m` (0-based) sees :math:`n = m + 1` keys under a causal mask; its
+    logits are multiplied by :math:`\\max(1, \\ln n / \\ln L)`, i.e. by :math:`\\log_L n` once
+    :math:`n` exceeds the trained length :math:`L` and by 1 within it. Su's entropy-invariance
+    argument: the entropy of a softmax over :math:`n` comparable logits grows like :math:`\\ln n`,
+    and a factor proportional to :math:`\\ln n` on the logits holds it near its value at the trained
+    length (Qwen's released code applies the factor past :math:`L` only).
+
+    Parameters
+    ----------
+    positions : array_like of int or float, any shape
+        Positions of the queries, 0 for the first token.
+    trained_length : int >= 2
+        The length :math:`L` the model was trained on (Qwen's ``seq_length``).
+
+    Returns
+    -------
+    numpy.ndarray, shape positions.shape, float64
+        The factor, 1 for every position below ``trained_length``.
+    """
+    pos = _positions(positions)
+    length = check_int(trained_length, "trained_length", 2)
+    return np.maximum(1.0, np.log1p(pos) / np.log(length))
+
+
+def power_scale(positions: Any, length: float, exponent: float) -> np.ndarray:
+    """Beam's query scale on its NoPE layers: :math:`(1 + (m + 1)/\\text{length})^{\\text{exponent}}`.
+
+    transformers' ``compute_attention_scaling`` (``models/beam``), with ``length`` 2048 and
+    ``exponent`` 0.1 there: the logits are multiplied by a factor that grows like
+    :math:`\\exp(\\text{exponent} \\cdot \\ln(1 + n/\\text{length}))` for :math:`n = m + 1` keys,
+    a slowly growing power of the length in the spirit of scalable softmax (logits times
+    :math:`s \\ln n`).
+
+    Parameters
+    ----------
+    positions : array_like of int or float, any shape
+        Positions of the queries, 0 for the first token.
+    length : float > 0
+        The length scale (2048 in Beam).
+    exponent : float
+        The power (0.1 in Beam).
+
+    Returns
+    -------
+    numpy.ndarray, shape positions.shape, float64
+    """
+    pos = _positions(positions)
+    length = check_real(length, "length")
+    if length <= 0:
+        raise ValueError(f"length must be > 0, got {length}")
+    exponent = check_real(exponent, "exponent")
+    return np.exp(exponent * np.log1p((pos + 1.0) / length))
+
+
+def attention_entropy(weights: Any, axis: int = -1) -> np.ndarray:
+    """Entropy (in nats) of attention weights along ``axis``: :math:`-\\sum_j p_j \\ln p_j`.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., n_keys, ...)
+        Non-negative weights that sum to 1 along ``axis`` (a softmax's output; masked keys are 0).
+    axis : int, default -1
+        The axis of the keys.
+
+    Returns
+    -------
+    numpy.ndarray, shape weights.shape without axis, float64
+        0 for a one-hot row, :math:`\\ln n` for a uniform row over :math:`n` keys.
+    """
+    w = finite_float64(as_real_array(weights, "weights"), "weights")
+    check_int(axis, "axis")
+    if np.any(w < 0):
+        raise ValueError("weights must be non-negative")
+    if not np.allclose(w.sum(axis=axis), 1.0, atol=1e-9):
+        raise ValueError(f"weights must sum to 1 along axis {axis}")
+    logs = np.log(np.where(w > 0, w, 1.0))
+    return -(w * logs).sum(axis=axis)

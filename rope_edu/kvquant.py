@@ -9,7 +9,10 @@ them only when they are read. This module holds the pieces to measure why:
 * :func:`outlier_keys` builds synthetic keys with a few large, consistent channels, the pattern
   KVQuant reports for trained models' keys (synthetic here: no model is loaded);
 * :func:`cached_keys` returns the rotated keys that attention reads back from a quantised cache,
-  for the two orders in :data:`QUANT_ORDERS`.
+  for the two orders in :data:`QUANT_ORDERS`;
+* :func:`quantize_blocks` gives one scale to each block of consecutive coordinates of a token (the
+  grouping of llama.cpp's ``q8_0`` and ``q4_0`` caches, 32 values), and :func:`hadamard` the
+  orthonormal Walsh-Hadamard matrix llama.cpp multiplies a quantised key cache by first (chapter 14).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import numpy as np
 from ._checks import as_real_array, check_choice, check_int, check_real, finite_float64
 from .rope import apply_rope
 
-__all__ = ["QUANT_AXES", "QUANT_ORDERS", "quantize", "outlier_keys", "cached_keys"]
+__all__ = ["QUANT_AXES", "QUANT_ORDERS", "quantize", "quantize_blocks", "hadamard", "outlier_keys",
+           "cached_keys"]
 
 #: Which axis one scale is shared over, for arrays of shape ``(..., seq, dim)``: ``"channel"``
 #: has one scale per coordinate (the maximum over the tokens, axis -2), ``"token"`` one scale per
@@ -66,6 +70,58 @@ def quantize(x: Any, bits: int, axis: str) -> np.ndarray:
     q = np.clip(np.rint(x / safe), -levels, levels)
     return np.where(scale > 0, q * safe, 0.0)
 
+
+
+def quantize_blocks(x: Any, bits: int, block: int = 32) -> np.ndarray:
+    """Symmetric uniform quantisation with one scale per ``block`` consecutive coordinates of a token.
+
+    The grouping of llama.cpp's quantised cache types (``q8_0``, ``q4_0``: blocks of 32 values
+    along a row, one scale each): :func:`quantize` with ``axis="token"`` applied to each block.
+    (ggml's own rounding differs in detail: ``q4_0`` uses the levels -8..7.)
+
+    Parameters
+    ----------
+    x : array_like, shape (..., seq, dim)
+        ``dim`` a multiple of ``block``.
+    bits : int, 2 to 16
+    block : int, default 32
+
+    Returns
+    -------
+    numpy.ndarray, shape x.shape, float64
+    """
+    x = finite_float64(as_real_array(x, "x", min_ndim=2), "x")
+    block = check_int(block, "block", 1)
+    if x.shape[-1] % block:
+        raise ValueError(f"the last axis of x ({x.shape[-1]}) must be a multiple of block ({block})")
+    blocks = x.reshape(*x.shape[:-1], x.shape[-1] // block, block)
+    return quantize(blocks, bits, "token").reshape(x.shape)
+
+
+def hadamard(dim: int) -> np.ndarray:
+    """The orthonormal Walsh-Hadamard matrix of size ``dim`` (Sylvester's construction).
+
+    :math:`H_1 = [1]`, :math:`H_{2n} = \\begin{pmatrix} H_n & H_n \\\\ H_n & -H_n \\end{pmatrix}`,
+    divided by :math:`\\sqrt{\\text{dim}}`: symmetric, and its own inverse. Every entry has the same
+    size, so one large coordinate of a vector is spread evenly over all coordinates of
+    :math:`Hx`, with the norm kept.
+
+    Parameters
+    ----------
+    dim : int
+        A power of two.
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim, dim), float64
+    """
+    dim = check_int(dim, "dim", 1)
+    if dim & (dim - 1):
+        raise ValueError(f"dim must be a power of two, got {dim}")
+    h = np.ones((1, 1))
+    while h.shape[0] < dim:
+        h = np.block([[h, h], [h, -h]])
+    return h / np.sqrt(dim)
 
 def outlier_keys(
     n_tokens: int,

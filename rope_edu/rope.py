@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import kernels
 from ._checks import (
     as_real_array,
     check_base,
@@ -84,7 +85,7 @@ def rope_angles(positions: Any, inv_freq: np.ndarray) -> np.ndarray:
     return pos[..., None] * np.asarray(inv_freq, dtype=np.float64)
 
 
-# --- layouts: which coordinates form pair i, and a fast kernel for each ---------------------
+# --- layouts: which coordinates form pair i -------------------------------------------------
 
 
 def _interleaved_pairs(dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -93,96 +94,6 @@ def _interleaved_pairs(dim: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _half_pairs(dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(dim // 2), np.arange(dim // 2, dim)
-
-
-#: Bytes per block in the half-split kernel's loop (128 KiB): a block of x, of the result, of
-#: the two tables and of the one temporary (640 KiB) stay in a CPU core's L2 cache together.
-_BLOCK_BYTES = 1 << 17
-
-
-def _shared_tables(shape: tuple[int, ...], angles: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """Group the rows of ``x`` (all axes but the last two) by the angle table they use.
-
-    ``angles`` broadcasts to ``shape[:-1] + (dim // 2,)``; along every leading axis where it is
-    only broadcast (stride 0, e.g. one table for all heads) it is computed once, not per row.
-
-    Returns
-    -------
-    tables : numpy.ndarray, shape (T, seq or 1, dim // 2), float64
-        The distinct angle tables (``seq`` is ``shape[-2]``; 1 where one position serves all).
-    which : numpy.ndarray of int, shape (rows,), or None
-        ``which[r]`` is the table of row ``r`` of ``x.reshape(rows, seq, dim)``; ``None`` when
-        every row uses table 0 (positions shared by all batches and heads: the usual case).
-    """
-    full = np.broadcast_to(angles, (*shape[:-1], angles.shape[-1]))
-    if len(shape) == 1:
-        full = full[None]
-    keep = tuple(slice(None) if st else slice(0, 1) for st in full.strides[:-1])
-    tables = full[keep]  # drops the broadcast copies: a view of the distinct angles
-    n_tables = int(np.prod(tables.shape[:-2], dtype=np.int64))
-    tables = tables.reshape(n_tables, *tables.shape[-2:])
-    if n_tables == 1:
-        return tables, None
-    ids = np.arange(n_tables).reshape(full[keep].shape[:-2])
-    return tables, np.broadcast_to(ids, full.shape[:-2]).ravel()
-
-
-def _rotate_interleaved(x: np.ndarray, angles: np.ndarray, work: np.dtype) -> np.ndarray:
-    # Read each pair (x[2i], x[2i+1]) as one complex number and multiply by e^{i m theta_i}:
-    # a single vectorised pass over memory (what Meta's reference code does with torch.polar).
-    # The table e^{i m theta_i} has the angles' own shape, (seq, dim // 2) when every head
-    # shares the positions, and is broadcast over the heads by the multiplication.
-    if work in (np.float32, np.float64):
-        complex_dtype = np.complex64 if work == np.float32 else np.complex128
-        xc = np.ascontiguousarray(x, dtype=work).view(complex_dtype)
-        rot = np.empty(angles.shape, dtype=complex_dtype)
-        np.cos(angles, out=rot.real, casting="same_kind")  # float64 cos, rounded once to work
-        np.sin(angles, out=rot.imag, casting="same_kind")
-        return np.multiply(xc, rot).view(work)
-    cos, sin = np.cos(angles).astype(work), np.sin(angles).astype(work)
-    x = x.astype(work, copy=False)
-    xa, xb = x[..., 0::2], x[..., 1::2]
-    out = np.empty(np.broadcast_shapes(x.shape, (*cos.shape[:-1], x.shape[-1])), dtype=work)
-    out[..., 0::2] = xa * cos - xb * sin
-    out[..., 1::2] = xa * sin + xb * cos
-    return out
-
-
-def _rotate_half(x: np.ndarray, angles: np.ndarray, work: np.dtype) -> np.ndarray:
-    # Pairs (i, i + d/2). Seen as (..., 2, d/2), a row is [xa, xb] and its rotation is
-    #   [xa, xb] * [cos, cos]  +  [xb, xa] * [-sin, sin],
-    # two products with full-width tables and one sum, so three vectorised passes, each as
-    # long as possible. They run over cache-sized blocks (positions outer, rows of heads
-    # inner, so a block of the tables is reused by every head while it is in the cache):
-    # x is read from memory once and the result written once, like a copy.
-    d = x.shape[-1]
-    h = d // 2
-    seq = x.shape[-2] if x.ndim >= 2 else 1
-    x4 = np.ascontiguousarray(x, dtype=work).reshape(-1, seq, 2, h)
-    tables, which = _shared_tables(x.shape, angles)
-    cos_t = np.empty((*tables.shape[:-1], 2, h), dtype=work)  # [cos, cos]
-    sin_t = np.empty_like(cos_t)  # [-sin, sin]
-    np.cos(tables, out=cos_t[..., 0, :], casting="same_kind")  # float64 cos, rounded once
-    cos_t[..., 1, :] = cos_t[..., 0, :]
-    np.sin(tables, out=sin_t[..., 1, :], casting="same_kind")
-    np.negative(sin_t[..., 1, :], out=sin_t[..., 0, :])
-    out = np.empty_like(x4)
-    block = max(1, _BLOCK_BYTES // x4.itemsize)  # elements per block
-    n_pos = min(seq, max(1, block // d))  # positions per block
-    n_rows = max(1, block // (n_pos * d))  # rows (heads) per block, > 1 for short sequences
-    tmp = np.empty((n_rows, n_pos, 2, h), dtype=work)
-    for s0 in range(0, seq, n_pos):
-        ps = slice(s0, s0 + n_pos) if tables.shape[1] > 1 else slice(0, 1)
-        c, s = cos_t[:, ps], sin_t[:, ps]
-        for r0 in range(0, x4.shape[0], n_rows):
-            xk = x4[r0 : r0 + n_rows, s0 : s0 + n_pos]  # a block of x, (rows, positions, 2, d/2)
-            ok = out[r0 : r0 + n_rows, s0 : s0 + n_pos]
-            t = tmp[: xk.shape[0], : xk.shape[1]]
-            cb, sb = (c, s) if which is None else (c[which[r0 : r0 + n_rows]], s[which[r0 : r0 + n_rows]])
-            np.multiply(xk, cb, out=ok)
-            np.multiply(xk[:, :, ::-1], sb, out=t)  # [xb, xa] * [-sin, sin]
-            ok += t
-    return out.reshape(x.shape)
 
 
 @dataclass(frozen=True)
@@ -196,28 +107,63 @@ class Layout:
     pairs : callable
         ``pairs(dim) -> (a, b)``, two index arrays of shape ``(dim // 2,)``: pair ``i`` is made of
         coordinates ``a[i]`` (real part) and ``b[i]`` (imaginary part) and turns at ``theta_i``.
-    rotate : callable
-        ``rotate(x, angles, work_dtype)``, the vectorised kernel used by :func:`apply_rope`.
     used_by : str
         Where this layout is found in the wild.
     """
 
     name: str
     pairs: Callable[[int], tuple[np.ndarray, np.ndarray]]
-    rotate: Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
     used_by: str
 
 
 LAYOUTS: dict[str, Layout] = {
     "interleaved": Layout(
-        "interleaved", _interleaved_pairs, _rotate_interleaved,
-        "RoFormer, Meta's LLaMA reference code (torch.view_as_complex)",
+        "interleaved", _interleaved_pairs, "RoFormer, Meta's LLaMA reference code (torch.view_as_complex)"
     ),
-    "half": Layout(
-        "half", _half_pairs, _rotate_half,
-        "GPT-NeoX, Hugging Face transformers (rotate_half)",
-    ),
+    "half": Layout("half", _half_pairs, "GPT-NeoX, Hugging Face transformers (rotate_half)"),
 }
+
+
+# --- the rotation ---------------------------------------------------------------------------
+
+
+def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+    """The rotation itself, the reference: every pair :math:`(x_a, x_b)` turns by its angle.
+
+    With ``cos``, ``sin`` the cosine and sine of :math:`m\\theta_i` for pair :math:`i`::
+
+        x_a' = x_a cos - x_b sin
+        x_b' = x_a sin + x_b cos
+
+    ``x`` has shape ``(..., seq, dim)``; ``cos`` and ``sin`` broadcast to ``x.shape[:-1] +
+    (dim // 2,)`` and have ``x``'s dtype, in which the products and sums are rounded. For the
+    half layout this is Hugging Face's ``x * cos + rotate_half(x) * sin`` with the table written
+    twice (:func:`rope_edu.rope_rotate_half`); for the interleaved one, Meta's multiplication by
+    :math:`e^{\\mathrm{i} m\\theta_i}` (:func:`rope_edu.rope_complex`).
+    :func:`apply_rope` computes the same numbers with the tuned kernels of
+    :mod:`rope_edu.kernels` (``tests/test_kernels.py`` checks they agree).
+    """
+    a, b = LAYOUTS[layout].pairs(x.shape[-1])
+    out = np.empty_like(x)
+    out[..., a] = x[..., a] * cos - x[..., b] * sin
+    out[..., b] = x[..., a] * sin + x[..., b] * cos
+    return out
+
+
+def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+    """:func:`_rotate_pairs`'s numbers, near memory speed: by the kernels of :mod:`rope_edu.kernels`
+    where they are written for ``x``'s dtype (float32, float64), else by ``_rotate_pairs`` itself."""
+    rotate = kernels.rotate if x.dtype in kernels.DTYPES else _rotate_pairs
+    return rotate(x, cos, sin, layout)
+
+
+def _cos_sin(positions: np.ndarray, inv_freq: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the angles :math:`m\\theta_i`, computed in float64 and rounded once to ``dtype``.
+
+    Returns two arrays of shape ``positions.shape + (dim // 2,)``.
+    """
+    angles = rope_angles(positions, inv_freq)
+    return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
 
 
 def _resolve_inv_freq(dim: int, base: Any, inv_freq: Any) -> np.ndarray:
@@ -257,6 +203,13 @@ def apply_rope(
         A new array; ``x`` is never modified. Angles :math:`m\\theta_i` and their cos/sin are
         computed in float64 whatever the dtype of ``x``.
 
+    Notes
+    -----
+    The rotation is the pair equation of ``_rotate_pairs`` (below the layouts), computed by the
+    tuned kernels of :mod:`rope_edu.kernels`: numpy by default, numba after
+    ``rope_edu.kernels.use("numba")``. The cos/sin tables of the last few positions are kept
+    (``rope_edu.kernels.TABLES``), as a model's rotary module keeps them for all its layers.
+
     Examples
     --------
     >>> import numpy as np
@@ -273,8 +226,8 @@ def apply_rope(
     if x.size == 0:
         return np.empty(x.shape, dtype=out_dtype)
     work = np.result_type(out_dtype, np.float32)  # float16 is rotated in float32, then cast back
-    out = LAYOUTS[layout].rotate(x, rope_angles(pos, freqs), work)
-    return out.astype(out_dtype, copy=False)
+    cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # _cos_sin's, kept for the next call
+    return _rotate(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
 
 
 def rotation_matrix(

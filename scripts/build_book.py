@@ -49,6 +49,10 @@ import i18n  # noqa: E402  (scripts/i18n.py: the Chinese edition)
 # The environment the chapters run in while the static site is built (figures become bundles).
 BOOK_ENV = {"ROPE_EDU_STATIC": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"}
 KEEP_CACHES = 4  # package states whose outputs are kept (the newest used)
+#: What the English site is made from besides the executed outputs: when none of it changed since
+#: the last successful build, Sphinx is not started at all (a no-change `make book` in seconds).
+EN_INPUTS = ["notebooks/*.ipynb", "book/**/*", "_config.yml", "_toc.yml", "_ext/**/*", "rope_edu/**/*",
+             "requirements.txt", "pyproject.toml", "scripts/build_book.py"]
 
 
 def _files(root: Path, patterns: list[str]) -> list[Path]:
@@ -335,13 +339,19 @@ def build(root: Path, *, force: bool = False, jobs: int | None = None, edition: 
     executed = time.perf_counter() - started
 
     sphinx_started = time.perf_counter()
-    returncode = sphinx(root, the_plan.every_page)
+    en_key = i18n.inputs_key(root, EN_INPUTS)
+    if (not todo and not the_plan.every_page and last.get("ok") and last.get("en_key") == en_key
+            and (build_dir / "html" / "index.html").exists()):
+        print("Sphinx: nothing the English site is made from changed: kept as built")
+        returncode = 0
+    else:
+        returncode = sphinx(root, the_plan.every_page)
     seconds = time.perf_counter() - sphinx_started
     # the Chinese edition is due, every page of it when the English site was rebuilt whole
     zh_every = bool(the_plan.every_page) or bool(last.get("zh_every_page"))
     state_file.write_text(json.dumps({
         "ok": returncode == 0, "package_key": the_plan.package_key, "site_key": site_key, "package": pkg,
-        "zh_every_page": zh_every,
+        "zh_every_page": zh_every, "en_key": en_key if returncode == 0 else None,
     }))
     zh_seconds = 0.0
     if returncode == 0 and edition == "both":   # from the English build's outputs (scripts/i18n.py)

@@ -729,13 +729,14 @@ ZH_INPUTS = ["notebooks/*.ipynb", "book/**/*", "_config.yml", "_toc.yml", "_ext/
              "rope_edu/**/*", "scripts/i18n.py", "requirements.txt"]
 
 
-def inputs_key(root: Path) -> str:
-    """A digest of everything the Chinese edition is made from: the files of :data:`ZH_INPUTS` and
-    the English build's executed outputs (the records of ``_build/.jupyter_cache``)."""
+def inputs_key(root: Path, patterns: list[str] = ZH_INPUTS) -> str:
+    """A digest of everything an edition is made from: the files ``patterns`` match (default
+    :data:`ZH_INPUTS`, the Chinese edition's) and the English build's executed outputs (the
+    records of ``_build/.jupyter_cache``). scripts/build_book.py keys the English site on it too."""
     import hashlib
 
     digest = hashlib.sha256()
-    files = sorted({p for pattern in ZH_INPUTS for p in root.glob(pattern)
+    files = sorted({p for pattern in patterns for p in root.glob(pattern)
                     if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"})
     for path in files:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())

@@ -33,6 +33,8 @@ The JSON is rewritten after each trial, so an interrupted run keeps what it fini
 
     .venv/bin/python scripts/trained_retrieval.py                       # the cached run
     .venv/bin/python scripts/trained_retrieval.py --lengths 1024 --keys 1 --out /tmp/r.json   # a short check
+    .venv/bin/python scripts/trained_retrieval.py --check       # the cached path against a whole pass
+    .venv/bin/python scripts/trained_retrieval.py --verify      # one cached trial past L per method, again
 """
 
 from __future__ import annotations
@@ -173,6 +175,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--factor", type=float, default=2.0)
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the trials already in --out and run only the missing ones")
+    parser.add_argument("--verify", nargs="*", metavar="METHOD",
+                        help="rerun, by one whole pass, one cached trial past the trained length per method "
+                             "(default: every method) and compare it with --out; writes nothing")
     parser.add_argument("--check", action="store_true", help="compare the cached path with a whole pass, then stop")
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_retrieval.json")
     args = parser.parse_args(argv)
@@ -188,35 +195,48 @@ def main(argv: list[str] | None = None) -> dict:
 
     if args.check:
         return check(config, tensors, tok)
-    prefixes = []
+    if args.verify:
+        return verify(config, tensors, tok, args)
+    prefixes: list[dict] = []
+    if args.resume and args.out.exists():  # an earlier run's trials (and its grid) are kept
+        earlier = json.loads(args.out.read_text(encoding="utf-8"))
+        trials, prefixes, skipped = earlier["trials"], earlier.get("prefixes", []), earlier["skipped"]
+        args.lengths = sorted(set(earlier["lengths"]) | set(args.lengths), key=[*earlier["lengths"], *args.lengths].index)
+        args.keys = max(args.keys, len(earlier["keys"]))
+        args.cpu_before = earlier.get("cpu_seconds_total", 0.0) + earlier.get("cpu_seconds_before", 0.0)
+    done = {(t["method"], t["length"], t["depth"], t["key"]) for t in trials}
     for length in args.lengths:
         for name in args.methods:
             point = {"method": name, "length": length}
             dynamic = METHODS[name][0] == "dynamic"
             if dynamic and length <= trained_length:
-                skipped.append({**point, "reason": "dynamic NTK's frequencies are plain RoPE's for a pass "
-                                                   "no longer than the trained length"})
+                if point not in [{k: x[k] for k in point} for x in skipped]:
+                    skipped.append({**point, "reason": "dynamic NTK's frequencies are plain RoPE's for a pass "
+                                                       "no longer than the trained length"})
+                continue
+            todo = [(d, k) for d in args.depths for k in KEYS[: args.keys] if (name, length, d, k) not in done]
+            if not todo:
                 continue
             inv_freq, scaling = method_frequencies(name, config.head_dim, config.base, args.factor,
                                                    length if dynamic else None)
             model = TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
-            deepest = max(prompt_ids(tok, length, d, KEYS[0])[2] for d in args.depths)
+            deepest_depth = max(d for d, _ in todo)
+            deepest = prompt_ids(tok, length, deepest_depth, KEYS[0])[2]
             c, w = time.process_time(), time.perf_counter()
             with torch.no_grad():  # the shared beginning, once
-                _, cache = forward(model, prompt_ids(tok, length, max(args.depths), KEYS[0])[0][:deepest], keep=True)
+                _, cache = forward(model, prompt_ids(tok, length, deepest_depth, KEYS[0])[0][:deepest], keep=True)
             prefixes.append({**point, "tokens": deepest, "cpu_seconds": time.process_time() - c,
                              "seconds": time.perf_counter() - w})
-            for depth in args.depths:
-                for key in KEYS[: args.keys]:
-                    ids, answer, where = prompt_ids(tok, length, depth, key)
-                    c, w = time.process_time(), time.perf_counter()
-                    with torch.no_grad():
-                        result = score(model, ids, answer, where, cache)
-                    trials.append({**point, "depth": depth, "key": key, "needle_position": where, **result,
-                                   "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w})
-                    print(f"L {length:6d} {name:24s} depth {depth:.1f} key {key} greedy {result['greedy']!s:5s} "
-                          f"log p {result['log_prob']:8.2f}  ({trials[-1]['seconds']:.0f} s)", flush=True)
-                    write(args, argv, wall, cpu, config, trials, skipped, prefixes)
+            for depth, key in todo:
+                ids, answer, where = prompt_ids(tok, length, depth, key)
+                c, w = time.process_time(), time.perf_counter()
+                with torch.no_grad():
+                    result = score(model, ids, answer, where, cache)
+                trials.append({**point, "depth": depth, "key": key, "needle_position": where, **result,
+                               "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w})
+                print(f"L {length:6d} {name:24s} depth {depth:.1f} key {key} greedy {result['greedy']!s:5s} "
+                      f"log p {result['log_prob']:8.2f}  ({trials[-1]['seconds']:.0f} s)", flush=True)
+                write(args, argv, wall, cpu, config, trials, skipped, prefixes)
             del cache, model
     result = write(args, argv, wall, cpu, config, trials, skipped, prefixes)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
@@ -244,6 +264,44 @@ def check(config, tensors, tok, length: int = 600) -> dict:
     return {"relative_difference": err}
 
 
+def rerun(config, tensors, tok, trial: dict, factor: float) -> dict:
+    """One cached ``trial`` again, by one whole pass (no shared-beginning cache): its scores."""
+    import torch
+
+    from rope_edu import trained
+    from rope_edu.torch_rope import TorchLlama
+
+    dynamic = METHODS[trial["method"]][0] == "dynamic"
+    inv_freq, scaling = method_frequencies(trial["method"], config.head_dim, config.base, factor,
+                                           trial["length"] if dynamic else None)
+    model = TorchLlama(trained.llama_from_gguf(config, tensors, inv_freq=inv_freq, attention_scaling=scaling))
+    ids, answer, where = prompt_ids(tok, trial["length"], trial["depth"], trial["key"])
+    assert where == trial["needle_position"], (where, trial["needle_position"])
+    with torch.no_grad():
+        return score(model, ids, answer)
+
+
+def verify(config, tensors, tok, args) -> dict:
+    """:func:`rerun` one trial past the trained length per method (the shortest such length, the
+    key nearest the end, the first key) and compare with the cache; raises if they differ."""
+    cached = json.loads(args.out.read_text(encoding="utf-8"))
+    methods = args.verify or list(METHODS)
+    out = {}
+    for name in methods:
+        past = [t for t in cached["trials"] if t["method"] == name and t["length"] > config.context_length]
+        if not past:
+            print(f"{name}: no cached trial past the trained length")
+            continue
+        trial = min(past, key=lambda t: (t["length"], -t["depth"], t["key"]))
+        again = rerun(config, tensors, tok, trial, cached["factor"])
+        diff = abs(again["log_prob"] - trial["log_prob"])
+        print(f"{name:24s} L {trial['length']} depth {trial['depth']} key {trial['key']}: log p {again['log_prob']:.4f} "
+              f"(cached {trial['log_prob']:.4f}), greedy {again['greedy']} (cached {trial['greedy']})", flush=True)
+        assert again["greedy"] == trial["greedy"] and diff < 2e-3, (name, again, trial)
+        out[name] = {"log_prob": again["log_prob"], "cached": trial["log_prob"]}
+    return out
+
+
 def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
     import numpy as np
     import torch
@@ -254,6 +312,7 @@ def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
         "command": "python scripts/trained_retrieval.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "seconds_total": time.perf_counter() - wall,
         "cpu_seconds_total": time.process_time() - cpu,
+        "cpu_seconds_before": getattr(args, "cpu_before", 0.0),  # earlier runs this one resumed
         "environment": {"torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
                         "cpus": os.cpu_count(), "threads": args.threads},
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "engine": "rope_edu.torch_rope.TorchLlama",

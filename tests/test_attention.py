@@ -275,3 +275,55 @@ def test_bad_inputs():
         attention(np.ones((4, 4)), x, x, causal=True)
     with pytest.raises(TypeError, match="q"):
         attention_scores(x.astype(complex), x)
+
+
+# --- attention scaled by position or length -------------------------------------------------------------
+
+
+def test_logn_scale_is_qwens_rule():
+    # Qwen's use_logn_attn: log_L(n) for the query that sees n = m + 1 > L keys, 1 within the trained length
+    import math
+
+    from rope_edu import logn_scale
+
+    m = np.array([0, 2047, 2048, 4095, 8191])
+    want = [1.0, 1.0, math.log(2049, 2048), math.log(4096, 2048), math.log(8192, 2048)]
+    np.testing.assert_allclose(logn_scale(m, 2048), want, rtol=1e-15)
+    assert logn_scale(np.zeros((2, 3)), 16).shape == (2, 3)
+
+
+def test_power_scale_is_beams_code():
+    torch = pytest.importorskip("torch")
+    from transformers.models.beam.modeling_beam import compute_attention_scaling
+
+    from rope_edu import power_scale
+
+    pos = torch.tensor([[0, 1, 100, 2047, 9000]])
+    want = compute_attention_scaling(pos)[0, 0, :, 0].double().numpy()
+    np.testing.assert_allclose(power_scale(pos.numpy()[0], 2048.0, 0.1), want, rtol=1e-6)
+
+
+def test_attention_entropy():
+    from rope_edu import attention_entropy
+
+    assert attention_entropy(np.full(8, 1 / 8)) == pytest.approx(np.log(8), rel=1e-15)
+    assert attention_entropy(np.eye(4)).tolist() == [0.0] * 4
+    w = softmax(np.random.default_rng(0).standard_normal((3, 5)))
+    np.testing.assert_allclose(attention_entropy(w.T, axis=0), attention_entropy(w), rtol=1e-15)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda f: f.logn_scale([1, -1], 64), ValueError, "positions"),
+    (lambda f: f.logn_scale(["a"], 64), TypeError, "positions"),
+    (lambda f: f.logn_scale([1], 1), ValueError, "trained_length"),
+    (lambda f: f.logn_scale([1], 64.0), TypeError, "trained_length"),
+    (lambda f: f.power_scale([1], 0.0, 0.1), ValueError, "length"),
+    (lambda f: f.power_scale([1], 2048.0, "x"), TypeError, "exponent"),
+    (lambda f: f.attention_entropy([0.5, 0.6]), ValueError, "sum to 1"),
+    (lambda f: f.attention_entropy([1.5, -0.5]), ValueError, "non-negative"),
+])
+def test_position_scales_validate(call, error, match):
+    import rope_edu
+
+    with pytest.raises(error, match=match):
+        call(rope_edu)

@@ -126,3 +126,45 @@ def test_cached_keys_bad_inputs():
         cached_keys(k, np.arange(5), bits=4, axis="token", order="post_rope")
     with pytest.raises(ValueError, match="axis"):
         cached_keys(k, np.arange(4), bits=4, axis="pair", order="post_rope")
+
+
+# --- llama.cpp's grouping and its Hadamard rotation (chapter 14) ------------------------------------
+
+
+def test_quantize_blocks_is_quantize_per_block():
+    from rope_edu.kvquant import quantize_blocks
+
+    x = np.random.default_rng(0).standard_normal((2, 5, 64))
+    got = quantize_blocks(x, 4, 32)
+    for half in (slice(0, 32), slice(32, 64)):
+        np.testing.assert_array_equal(got[..., half], quantize(x[..., half], 4, "token"))
+
+
+def test_block_size_is_ggmls():
+    # llama.cpp's q8_0 and q4_0 cache types: blocks of 32 values (gguf-py's GGML_QUANT_SIZES)
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
+    assert GGML_QUANT_SIZES[GGMLQuantizationType.Q8_0][0] == GGML_QUANT_SIZES[GGMLQuantizationType.Q4_0][0] == 32
+
+
+@pytest.mark.parametrize("dim", [1, 2, 64, 128])
+def test_hadamard_is_orthonormal_and_flat(dim):
+    from rope_edu.kvquant import hadamard
+
+    h = hadamard(dim)
+    np.testing.assert_allclose(h @ h, np.eye(dim), atol=1e-12)
+    np.testing.assert_allclose(np.abs(h), 1 / np.sqrt(dim), rtol=1e-15)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda m: m.hadamard(96), ValueError, "power of two"),
+    (lambda m: m.hadamard(2.0), TypeError, "dim"),
+    (lambda m: m.quantize_blocks(np.ones((2, 48)), 4, 32), ValueError, "multiple of block"),
+    (lambda m: m.quantize_blocks(np.ones((2, 64)), 4, 0), ValueError, "block"),
+    (lambda m: m.quantize_blocks(np.ones(64), 4), ValueError, "x"),
+])
+def test_block_tools_validate(call, error, match):
+    from rope_edu import kvquant
+
+    with pytest.raises(error, match=match):
+        call(kvquant)

@@ -36,7 +36,8 @@ RTOL = 1e-12
 EXACT = ("family", "model_type", "head_dim", "rotary_dim", "rotary_offset", "layout", "output_layout", "scaling",
          "uses_rope", "qk_norm", "layer_type", "layer", "max_positions", "mrope_section", "mrope_assignment",
          "rotating_pairs", "clockwise", "note", "no_rope_reason", "depends_on_length")
-CLOSE = ("base", "attention_factor", "softmax_scale_factor", "temperature_tuning", "query_scale", "scaling_params")
+CLOSE = ("base", "attention_factor", "softmax_scale_factor", "temperature_tuning", "query_scale", "query_power",
+         "scaling_params")
 
 
 def _node() -> str:

@@ -287,6 +287,13 @@ SCALING_VARIANTS: dict[str, list[dict[str, Any]]] = {
     "molmo2": [{"rope_parameters": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
                                     "original_max_position_embeddings": 32}, "rope_scaling_layers": [0, 2, 3]},
                {"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}}],
+    # Qwen3.5: an mrope_section that does not add up to the rotated pairs; the code gives height and width
+    # their interleaved pairs below 3 x their section (cut at the pairs there are) and time the rest
+    **{name: [{"rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.5,
+                                   "mrope_section": [11, 11, 10], "mrope_interleaved": True}},
+              {"rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25,
+                                   "mrope_section": [4, 14, 6], "mrope_interleaved": True}}]
+       for name in ("qwen3_5", "qwen3_5_moe")},
     # Cohere 2 MoE: dense prefix layers rotate whatever their window (prefix_dense_sliding_window_pattern 1
     # makes them full_attention layers); with another prefix pattern they follow the window rule
     "cohere2_moe": [{"first_k_dense_replace": 2}, {"first_k_dense_replace": 3, "prefix_dense_sliding_window_pattern": 2},
@@ -317,7 +324,10 @@ def compare_layer(spec, moved: np.ndarray, still: np.ndarray, role: str = "query
     if moved.shape[-1] != spec.head_dim:
         return f"head_dim {moved.shape[-1]} in the code, {spec.head_dim} in the spec"
     if not spec.uses_rope:
-        gap = np.abs(moved - still).max()
+        # a NoPE layer may still scale its queries by position (Llama 4, Beam): undo the factor at position 0
+        at_zero = spec.apply(np.ones_like(still), np.zeros_like(positions), role=role)
+        ours = spec.apply(still / at_zero, positions, role=role)
+        gap = np.abs(moved - ours).max()
         return None if gap <= 1e-5 * max(1.0, np.abs(still).max()) else f"the code rotates (change {gap:.3g}), the spec says NoPE"
     before = still.copy()
     part = slice(spec.rotary_offset, spec.rotary_offset + spec.rotary_dim)
@@ -1050,3 +1060,29 @@ def test_class_defaults_are_the_config_classes(key):
     defaults = cls()
     for name, value in family.class_defaults.items():
         assert getattr(defaults, name) == value, (key, name)
+
+
+def test_mllama_cross_attention_layers_against_its_code(monkeypatch):
+    """Mllama's cross-attention layers (3 in the tiny 6-layer default layout) run only with vision states;
+    without them the text model skips those layers and the sweep never sees them. Run it with vision
+    states and two different rows of positions: the cross-attention layer leaves its query unrotated (its
+    keys are the vision states'), as rope_spec's NoPE reading of cross_attention_layers says, and the
+    self-attention layers around it rotate."""
+    cand = next(c for c in CANDIDATES if c.name == "mllama")
+    _register()
+
+    def forward(model, ids, positions):
+        _RECORD.clear()
+        states = torch.randn(ids.shape[0], 4, model.config.hidden_size, generator=torch.Generator().manual_seed(3))
+        with torch.no_grad():
+            model.model(input_ids=ids, position_ids=torch.tensor(positions), use_cache=False,
+                        cross_attention_states=states)
+        return {int(i): (q.double().numpy(), k.double().numpy(), s) for i, q, k, s in _RECORD}
+
+    monkeypatch.setitem(globals(), "_forward", forward)
+    config, layers, _, _ = run_family(cand)
+    assert sorted(layers) == list(range(config.num_hidden_layers)) and 3 in config.cross_attention_layers
+    for i, (moved, still, kmoved, kstill, _) in layers.items():
+        spec = rope_spec(config, layer=i)
+        assert spec.uses_rope == (i not in config.cross_attention_layers)
+        assert compare_layer(spec, moved, still, positions=POSITIONS) is None, i

@@ -579,7 +579,8 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 0}, {}, ValueError, "rotary_dim"),
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 16.0}, {}, TypeError, "rotary_dim"),
         ({**LLAMA, "model_type": "exaone4", "layer_types": ["sliding_attention", 3]}, {}, TypeError, "layer_types"),
-        ({**LLAMA, "model_type": "beam"}, {}, ValueError, "not supported by rope_spec"),
+        ({**LLAMA, "model_type": "glm5_next_text"}, {}, ValueError, "not supported by rope_spec"),
+        ({**LLAMA, "model_type": "beam"}, {}, ValueError, "layer_type is required for Beam"),
         ({**LLAMA, "model_type": "deepseek_v4", "layer_types": ["sliding_attention"]}, {"layer": 0}, ValueError,
          "no rope_parameters nested by layer type"),
     ],
@@ -859,9 +860,16 @@ def test_partial_rotary_families():
     qwen35 = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=256, num_hidden_layers=4)
     spec = rope_spec(qwen35, "full_attention")
     assert (spec.rotary_dim, spec.mrope_section, spec.mrope_assignment) == (64, (11, 11, 10), "interleaved")
+    # (11, 11, 10) over 8 pairs: as Qwen3.5's code does, height takes pairs 1, 4, 7, width 2, 5, time the rest
+    # (the sweep's SCALING_VARIANTS compare such sections with the code, layer by layer)
     small = tiny("Qwen3_5TextConfig", hidden_size=64, num_attention_heads=2, head_dim=64, num_hidden_layers=4)
-    with pytest.raises(ValueError, match=r"mrope_section \[11, 11, 10\] must add up to rotary_dim // 2 = 8"):
-        rope_spec(small, "full_attention")
+    spec = rope_spec(small, "full_attention")
+    assert spec.mrope_section == (3, 3, 2)
+    assert "does not add up to rotary_dim // 2 = 8" in " ".join(spec.defaults)
+    # a contiguous family's code splits the pairs by the section: one that does not add up is refused
+    with pytest.raises(ValueError, match=r"mrope_section \[16, 24, 24\] must add up to rotary_dim // 2 = 32"):
+        rope_spec({"model_type": "qwen2_vl_text", "hidden_size": 128, "num_attention_heads": 2,
+                   "rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "mrope_section": [16, 24, 24]}})
     assert not rope_spec(qwen35, "linear_attention").uses_rope
     assert "no attention" in rope_spec(qwen35, "linear_attention").no_rope_reason
     # a multimodal Qwen3.5 config.json holds the language model in text_config
@@ -1094,7 +1102,7 @@ def test_families_are_data():
     # have readers of their own; the shared extra rules are named functions
     assert {key for key, f in M.FAMILIES.items() if f.read is not None} == {"gptj", "codegen", "minimind"}
     extras = {f.extra.__name__ for f in M.FAMILIES.values() if f.extra is not None}
-    assert extras == {"_llama4_extra", "_mla_softmax_extra", "_query_scale_extra", "_mla_query_scale_extra"}
+    assert extras == {"_llama4_extra", "_mla_softmax_extra", "_query_scale_extra", "_mla_query_scale_extra", "_beam_extra"}
     assert len(M.MODEL_TYPES) >= len(M.FAMILIES) > 100
     for f in M.FAMILIES.values():
         assert f.layout in rope_edu.LAYOUTS and f.rotary in ("head", "fraction", "rotary_dim", "mla"), f.key

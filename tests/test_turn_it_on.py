@@ -5,9 +5,10 @@ attention factor that ``rope_edu.rope_spec`` and ``rope_edu.scaling`` give; the 
 chapter shows (a missing ``original_max_position_embeddings``, a lost ``rope_theta``) are what
 transformers does. gguf (pinned): the metadata keys the chapter names are llama.cpp's key names.
 vLLM and SGLang are not installed: their commands are checked by merging the chapter's JSON into a
-transformers 5.24 config as both engines do (``config.update``) and by the length rule of the function
-the chapter cites (vLLM 0.33.0's ``_get_and_verify_max_len``, SGLang 0.5.23's ``get_context_length``,
-read from their wheels).
+transformers 5.24 config as both engines do (``config.update``) and by the length rules of the
+functions the chapter cites (vLLM's ``_get_and_verify_max_len`` before and after vllm-project/vllm#56446,
+SGLang 0.5.23's ``get_context_length``). llama.cpp is not installed: its command is checked against the
+flag table and the numbers of the chapter.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import warnings
 import numpy as np
 import pytest
 from gguf.constants import Keys
+pytest.importorskip("transformers")  # make check skips this file where transformers is missing
 from transformers import Qwen2Config
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -160,10 +162,15 @@ def test_engine_overrides_give_yarn_with_the_models_base(engine):
 
 
 def _derived_length(engine: str, config: Qwen2Config) -> float:
-    """The length each engine derives from a config, as the functions the chapter cites compute it."""
+    """The length each engine derives from a config, as the functions the chapter cites compute it
+    (for vLLM the smaller of its two rules: before vllm-project/vllm#56446, YaRN's length was
+    original_max_position_embeddings x factor; since, max_position_embeddings as it stands)."""
     rope = config.rope_parameters
     if engine == "vllm":  # _get_and_verify_max_len, vllm/config/model.py
-        already_extended = rope["rope_type"] in ("su", "longrope", "llama3", "yarn", "deepseek_yarn")
+        if rope["rope_type"] == "yarn":
+            before = rope["original_max_position_embeddings"] * rope["factor"]
+            return min(before, config.max_position_embeddings)
+        already_extended = rope["rope_type"] in ("su", "longrope", "llama3")
         return config.max_position_embeddings * (1.0 if already_extended else rope.get("factor", 1.0))
     # get_context_length, sglang/srt/utils/hf_transformers/common.py
     factor = 1 if "original_max_position_embeddings" in rope or rope["rope_type"] == "llama3" else rope["factor"]
@@ -174,7 +181,8 @@ def _derived_length(engine: str, config: Qwen2Config) -> float:
 def test_engine_commands_pass_the_length_check(engine):
     overrides, length = _command(engine)
     assert _derived_length(engine, _merged(overrides)) >= length
-    # Without max_position_embeddings in the JSON, both refuse the length (Qwen2.5 states 32 768).
+    # Without max_position_embeddings in the JSON, both refuse the length (Qwen2.5 states 32 768):
+    # SGLang, and vLLM since #56446 (before it, vLLM derived 32 768 x 4 and let it pass).
     bare = {k: v for k, v in overrides.items() if k != "max_position_embeddings"}
     assert _derived_length(engine, _merged(bare)) < length
 
@@ -188,3 +196,58 @@ def test_two_fields_message_is_transformers_4_42():
     atlas = " ".join("".join(c["source"]) for c in json.loads(
         (ROOT / "book" / "bug_atlas.ipynb").read_text(encoding="utf-8"))["cells"])
     assert message in " ".join(atlas.split())
+
+
+def test_llama_cpp_command_sets_all_three_numbers():
+    # The chapter's llama-server command: YaRN's type, factor and trained length, and the context
+    # (a flag missing leaves YaRN off or misplaced); each flag is one of the chapter's GGUF_KEYS.
+    (block,) = [b for b in _bash_blocks() if "llama-server" in b]
+    text = block.replace("\\\n", " ")
+    flags = re.findall(r"(--[a-z-]+) ([\w.]+)", text)
+    assert {f"{flag} N" if flag != "--rope-scaling" else f"{flag} {value}" for flag, value in flags} <= set(
+        _gguf_keys())
+    values = dict(flags)
+    assert values["--rope-scaling"] == "yarn"
+    assert float(values["--rope-scale"]) == YARN["factor"]
+    assert int(values["--yarn-orig-ctx"]) == YARN["original_max_position_embeddings"]
+    assert int(re.search(r" -c (\d+)", text).group(1)) == YARN["factor"] * YARN["original_max_position_embeddings"]
+
+
+def test_nested_override_reaches_the_language_model_in_transformers():
+    # Chapter 14, section 6: on a Qwen3-VL config, a top-level block merged with config.update (as SGLang
+    # does; vLLM sets the attribute) never reaches text_config: rope_parameters is stored on the outer config,
+    # rope_scaling raises AttributeError; the nested block sets YaRN there, as rope_spec reads it.
+    from transformers import Qwen3VLConfig
+
+    text = {"hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 8, "head_dim": 128,
+            "max_position_embeddings": 262144,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 5e6, "mrope_section": [24, 20, 20],
+                                "mrope_interleaved": True}}
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 262144}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = Qwen3VLConfig(text_config=dict(text))
+        config.update({"rope_parameters": dict(yarn)})
+        with pytest.raises(AttributeError, match="max_position_embeddings"):
+            Qwen3VLConfig(text_config=dict(text)).update({"rope_scaling": dict(yarn)})
+    assert config.text_config.rope_parameters["rope_type"] == "default"
+    flat = rope_spec({"model_type": "qwen3_vl", "text_config": dict(text, model_type="qwen3_vl_text"),
+                      "rope_parameters": yarn})
+    assert flat.scaling == "default"
+    nested_block = {**text["rope_parameters"], **yarn}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nested = Qwen3VLConfig(text_config=dict(text, rope_parameters=nested_block))
+    inv, factor = ROPE_INIT_FUNCTIONS["yarn"](nested.text_config, None)
+    ours = rope_spec({"model_type": "qwen3_vl",
+                      "text_config": dict(text, model_type="qwen3_vl_text", rope_parameters=nested_block)})
+    assert ours.scaling == "yarn"
+    np.testing.assert_allclose(ours.inv_freq(), inv.double().numpy(), rtol=1e-6)
+    assert ours.attention_factor == pytest.approx(float(factor), rel=1e-12)
+
+
+def test_kshift_replay_matches_the_measured_norm_growth():
+    # Chapter 14's K-shift replay: ggml applies the forward pass's factor at every shift, so a key's norm
+    # grows by 1 + 0.1 ln s per shift; the fork's measurement (freq_scale 0.5) was 1.06931, 1.14342, 1.22270.
+    a = S.yarn_attention_factor(2.0)
+    np.testing.assert_allclose(a ** np.arange(1, 4), [1.06931, 1.14342, 1.22270], atol=5e-5)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+pytest.importorskip("torch")  # make check skips this file where torch is missing
 import torch
 
 from rope_edu import apply_rope, frequencies, rope_angles
@@ -340,3 +341,32 @@ def test_chapter_15_display_formulas_fit_a_phone():
     assert len(displays) >= 6
     for tex in displays:
         assert "\\text" not in tex and "\\qquad" not in tex, tex
+
+
+@pytest.mark.parametrize("family", ["dense", "vl"])
+def test_ntk_alpha_base_stays_fixed_past_max_positions_in_transformers(family):
+    # Chapter 15: transformers 5.24's Hunyuan rotary modules rename "dynamic" + alpha to "ntk_alpha", so the
+    # dynamic update (huggingface/transformers#48960's report for HunYuanVL) leaves the NTK-alpha base alone.
+    import torch
+
+    if family == "dense":
+        from transformers.models.hunyuan_v1_dense.configuration_hunyuan_v1_dense import HunYuanDenseV1Config as C
+        from transformers.models.hunyuan_v1_dense.modeling_hunyuan_v1_dense import (
+            HunYuanDenseV1RotaryEmbedding as R,
+        )
+        extra = {}
+    else:
+        from transformers.models.hunyuan_vl.configuration_hunyuan_vl import HunYuanVLTextConfig as C
+        from transformers.models.hunyuan_vl.modeling_hunyuan_vl import HunYuanVLRotaryEmbedding as R
+        extra = {"mrope_section": [8, 8, 8, 8]}
+    cfg = C(hidden_size=256, num_attention_heads=4, num_key_value_heads=4, head_dim=64, num_hidden_layers=1,
+            intermediate_size=16, vocab_size=32, max_position_embeddings=64,
+            rope_parameters={"rope_type": "dynamic", "rope_theta": 1e4, "alpha": 1000.0, "factor": 1.0, **extra})
+    emb = R(cfg)
+    want = frequencies(64, V.ntk_alpha_base(1e4, 1000.0, 64))
+    positions = torch.arange(300)[None]
+    if family == "vl":
+        positions = positions[None].expand(4, 1, -1)
+    emb(torch.zeros(1, 300, 64), positions)  # past max_position_embeddings = 64
+    assert emb.rope_type == "ntk_alpha"
+    np.testing.assert_allclose(emb.inv_freq.double().numpy(), want, rtol=1e-6)

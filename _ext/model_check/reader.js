@@ -266,8 +266,18 @@ export function readFamily(reg, family, cfg, layerType, layer) {
       cfg.defaults.push(`${rope.where}.mrope_section = ${listRepr(defaultSection)} (the family's rotary ` +
         "embedding default; the config does not state it)");
     }
-    if (mropeAxes(section, assignment) !== Math.floor(parts.rotary_dim / 2)) {
-      throw valueError(`${rope.where}.mrope_section ${repr(section)} must add up to rotary_dim // 2 = ${Math.floor(parts.rotary_dim / 2)}`);
+    const pairs = Math.floor(parts.rotary_dim / 2);
+    mropeAxes(section, "contiguous");  // a section's checks: 3 non-negative integers, not all zero
+    if (assignment === "interleaved" && section[0] + section[1] + section[2] !== pairs) {
+      const stated = section;
+      section = interleavedSection(stated, pairs);
+      cfg.defaults.push(`${rope.where}.mrope_section ${listRepr(stated)} does not add up to rotary_dim // 2 = ${pairs}: ` +
+        `as the family's code does, height takes pairs 1, 4, 7, ... below ${3 * stated[1]}, width 2, 5, 8, ... ` +
+        `below ${3 * stated[2]}, time every other pair, which is the section ${listRepr(section)}`);
+    }
+    if (mropeAxes(section, assignment) !== pairs) {
+      throw valueError(`${rope.where}.mrope_section ${repr(section)} must add up to rotary_dim // 2 = ${pairs} ` +
+        "(the family's code splits the pairs by it)");
     }
     Object.assign(parts, { mrope_section: [...section], mrope_assignment: assignment });
   }
@@ -275,6 +285,15 @@ export function readFamily(reg, family, cfg, layerType, layer) {
   if (family.layer_notes && given(own(family.layer_notes, layerType))) parts.note = family.layer_notes[layerType];
   if (family.extra) Object.assign(parts, call(family.extra.callable, cfg, parts));
   return [parts, cfg];
+}
+
+/** rope_edu.models.reader._interleaved_section: the section an interleaved M-RoPE family's code uses over
+ * `pairs` pairs when the stated one does not add up to them. */
+function interleavedSection(section, pairs) {
+  const count = (start, stop) => (stop > start ? Math.floor((stop - start - 1) / 3) + 1 : 0);
+  const height = count(1, Math.min(3 * section[1], pairs));
+  const width = count(2, Math.min(3 * section[2], pairs));
+  return [pairs - height - width, height, width];
 }
 
 /** The number of pairs an M-RoPE section covers, after the checks of rope_edu.multidim.mrope_axes. */
@@ -304,6 +323,13 @@ function _llama4_extra(cfg, parts) {
     out.temperature_tuning = [cfg.classDefault("floor_scale"), cfg.classDefault("attn_scale")];
   }
   return out;
+}
+
+/** rope_edu.models.reader.BEAM_QUERY_POWER: constants of Beam's modeling code, not config fields. */
+const BEAM_QUERY_POWER = [2048.0, 0.1];
+
+function _beam_extra(cfg, parts) {
+  return parts.uses_rope ? {} : { query_power: [...BEAM_QUERY_POWER] };
 }
 
 function _mla_softmax_extra(cfg, parts) {
@@ -392,7 +418,7 @@ function minimindYarn(cfg, block, b, dim) {
 
 /** Every callable the registry may name, by its Python name. */
 export const CALLABLES = {
-  ...PARAMS, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
+  ...PARAMS, _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
 };
 
 export function call(name, ...args) {

@@ -91,7 +91,7 @@ export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
     temperature_tuning: parts.temperature_tuning ?? null, max_positions: parts.max_positions ?? null, defaults: [...cfg.defaults],
     mrope_section: parts.mrope_section ?? null, mrope_assignment: parts.mrope_assignment ?? null,
     rotating_pairs: parts.rotating_pairs ?? null, no_rope_reason: parts.no_rope_reason ?? "", clockwise: parts.clockwise ?? false,
-    query_scale: parts.query_scale ?? null, note: parts.note ?? "",
+    query_scale: parts.query_scale ?? null, query_power: parts.query_power ?? null, note: parts.note ?? "",
   });
 }
 
@@ -144,6 +144,10 @@ function describe(reg, s) {
     if (s.temperature_tuning) {
       const [fs, sc] = s.temperature_tuning;
       lines.push(`  queries scaled by 1 + ${fmtG(sc)} * ln(1 + floor((m + 1) / ${fmtG(fs)})) at position m`);
+    }
+    if (s.query_power) {
+      const [length, power] = s.query_power;
+      lines.push(`  queries scaled by (1 + (m + 1) / ${fmtG(length)}) ** ${fmtG(power)} at position m`);
     }
   } else {
     const start = s.rotary_offset, r = s.rotary_dim;

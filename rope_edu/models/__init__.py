@@ -70,7 +70,7 @@ from .layers import _LOCAL_GLOBAL  # noqa: F401
 from .layers import LAYER_RULES, NOT_ATTENTION, LayerRule
 from .published import PUBLISHED, PUBLISHED_2025, Published
 from .reader import (  # noqa: F401
-    _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra, _read_family, _read_gptj,
+    _beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra, _read_family, _read_gptj,
     _read_minimind,
 )
 from .registry import _FLAT_WRAPPERS, _WRAPPERS  # noqa: F401

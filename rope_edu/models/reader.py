@@ -185,6 +185,16 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
                 rotary_offset=head_dim - rotary_dim if family.rotary_at == "end" else 0)
 
 
+def _interleaved_section(section: Any, pairs: int) -> tuple[int, int, int]:
+    """The section an interleaved M-RoPE family's code uses over ``pairs`` pairs when ``section`` does not
+    add up to them: transformers' Qwen3-VL and Qwen3.5 give height the pairs ``1, 4, 7, ...`` below
+    ``3 * section[1]`` and width ``2, 5, 8, ...`` below ``3 * section[2]`` (both cut at ``pairs``), and time
+    every other pair; ``section[0]`` is never read. The result adds up to ``pairs`` and gives the same axes."""
+    height = len(range(1, min(3 * int(section[1]), pairs), 3))
+    width = len(range(2, min(3 * int(section[2]), pairs), 3))
+    return (pairs - height - width, height, width)
+
+
 def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str | None) -> tuple[_Rope, dict[str, Any]]:
     """A layer without RoPE: the RoPE the config states for it or, where it states none, the config
     class's default (:meth:`RopeSpec.apply` leaves such a layer alone; the rest is for reference)."""
@@ -268,9 +278,17 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
             section = default_section
             cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
                                 "embedding default; the config does not state it)")
-        if mrope_axes(section, assignment=assignment).size != parts["rotary_dim"] // 2:
+        pairs = parts["rotary_dim"] // 2
+        mrope_axes(section)  # a section's checks: 3 non-negative integers, not all zero
+        if assignment == "interleaved" and sum(section) != pairs:
+            stated, section = section, _interleaved_section(section, pairs)
+            cfg.defaults.append(
+                f"{rope.where}.mrope_section {list(stated)} does not add up to rotary_dim // 2 = {pairs}: as the "
+                f"family's code does, height takes pairs 1, 4, 7, ... below {3 * stated[1]}, width 2, 5, 8, ... "
+                f"below {3 * stated[2]}, time every other pair, which is the section {list(section)}")
+        if mrope_axes(section, assignment=assignment).size != pairs:
             raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to "
-                             f"rotary_dim // 2 = {parts['rotary_dim'] // 2}")
+                             f"rotary_dim // 2 = {pairs} (the family's code splits the pairs by it)")
         parts.update(mrope_section=tuple(int(v) for v in section), mrope_assignment=assignment)
     if family.clockwise:
         parts["clockwise"] = True
@@ -330,6 +348,16 @@ def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     if not parts["uses_rope"] and cfg.class_default("attn_temperature_tuning"):
         out["temperature_tuning"] = (float(cfg.class_default("floor_scale")), float(cfg.class_default("attn_scale")))
     return out
+
+
+#: Beam's NoPE query scale ``(length, exponent)``: constants of its modeling code (``compute_attention_scaling``
+#: in transformers 5.24), not config fields; the page's interpreter holds the same two numbers.
+BEAM_QUERY_POWER = (2048.0, 0.1)
+
+
+def _beam_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+    """Beam: NoPE layers multiply queries by ``(1 + (m + 1) / length) ** exponent``."""
+    return {} if parts["uses_rope"] else {"query_power": BEAM_QUERY_POWER}
 
 
 def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .family import Family
-from .reader import (_llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra, _read_gptj,
-                     _read_minimind)
+from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
+                     _read_gptj, _read_minimind)
 
 _F = Family
 # RoPE parameters config classes fill in when a config gives none (what a dict without them gets)
@@ -110,6 +110,8 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("axk2", "AXK2 (MLA)", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
     _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction",
        default_fraction=0.5, layers=("attention_indices", "attn_layer_indices")),
+    _F("beam", "Beam (text)", ("beam",), "transformers.models.beam", rope_types=("sliding_attention",),
+       qk_norm="before_rope", extra=_beam_extra, head_default=128),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
     _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj,
        class_defaults=_GPTJ_DEFAULTS),
@@ -324,8 +326,6 @@ _FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
 
 #: Families of the installed transformers that rope_spec refuses, and what it would need.
 UNSUPPORTED: dict[str, str] = {
-    "beam": "Beam's full-attention layers use no RoPE but scale queries by a position-dependent factor "
-            "(compute_attention_scaling), which rope_spec does not model",
     "hy_v4_vl_text": "HY-V4-VL applies M-RoPE sections to the rotary part of multi-head latent attention; "
                      "rope_spec applies M-RoPE to whole heads only",
     "dory": "Dory loops over shared layers and gives its 'mlp' layer types attention with their own rotary "

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .._checks import as_real_array, check_choice, check_int, finite_float64, float_dtype, real_array
+from ..attention import power_scale
 from ..multidim import apply_mrope
 from ..rope import LAYOUTS, apply_rope, layout_permutation
 from ..scaling import METHODS, scaled_frequencies
@@ -177,6 +178,10 @@ class RopeSpec:
     query_scale : tuple of float or None
         Ministral 3, Mistral 4: ``(length, beta)``; after RoPE, queries at position :math:`m` are
         multiplied by :math:`1 + \\beta\\,\\ln(1 + \\lfloor m/\\text{length}\\rfloor)` (from ``position_ids``).
+    query_power : tuple of float or None
+        Beam's NoPE layers: ``(length, exponent)``; queries at position :math:`m` are multiplied by
+        :math:`(1 + (m+1)/\\text{length})^{\\text{exponent}}` (its ``compute_attention_scaling``, a
+        scalable-softmax temperature; :func:`rope_edu.attention.power_scale`).
     clockwise : bool
         True when the family's code turns pair :math:`i` by :math:`-m\\theta_i` (its ``rotate_half``
         has flipped signs, NanoChat): :meth:`apply` and :meth:`cos_sin` do the same.
@@ -213,6 +218,7 @@ class RopeSpec:
     no_rope_reason: str = ""
     clockwise: bool = False
     query_scale: tuple[float, float] | None = None
+    query_power: tuple[float, float] | None = None
     note: str = ""
 
     # --- frequencies ---------------------------------------------------------------------------
@@ -369,6 +375,9 @@ class RopeSpec:
             floor_scale, attn_scale = self.temperature_tuning
             scale = np.log1p(np.floor((pos + 1.0) / floor_scale)) * attn_scale + 1.0
             out = (out * scale[:, None, :, None]).astype(out.dtype, copy=False)
+        elif self.query_power is not None and role == "query":
+            scale = power_scale(pos, *self.query_power)
+            out = (out * scale[:, None, :, None]).astype(out.dtype, copy=False)
         return out
 
     # --- for people ------------------------------------------------------------------------------
@@ -388,6 +397,9 @@ class RopeSpec:
             if self.temperature_tuning is not None:
                 fs, s = self.temperature_tuning
                 lines.append(f"  queries scaled by 1 + {s:g} * ln(1 + floor((m + 1) / {fs:g})) at position m")
+            if self.query_power is not None:
+                length, power = self.query_power
+                lines.append(f"  queries scaled by (1 + (m + 1) / {length:g}) ** {power:g} at position m")
         else:
             start, r = self.rotary_offset, self.rotary_dim
             if self.layout == "half":
