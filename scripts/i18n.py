@@ -364,14 +364,19 @@ def term_problems(msgid: str, msgstr: str, terms) -> list[str]:
     longer term before the shorter ones inside it) and whose Chinese term its translation lacks."""
     if not msgstr:
         return []
-    prose, taken, out = _prose(msgid), [], []
+    prose, taken, out, used = _prose(msgid), [], [], []
     for en, zh, _ in terms:
         for m in re.finditer(rf"(?<![\w-]){re.escape(en)}(?:e?s)?(?![\w-])", prose, re.I):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             taken.append((m.start(), m.end()))
-            if zh not in msgstr:
+            # a shorter term the message also uses for a longer one ("the key" for "the pass key"): the
+            # longer term's Chinese says it
+            longer = any(re.search(rf"(?<![\w-]){re.escape(en)}(?![\w-])", other, re.I) and other_zh in msgstr
+                         for other, other_zh in used)
+            if zh not in msgstr and not longer:
                 out.append(f"term {en!r}: the translation does not use {zh!r}")
+            used.append((en, zh))
             break
     return out
 
