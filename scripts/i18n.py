@@ -418,6 +418,7 @@ def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, se
 
     messages, hidden = data.get("messages", {}), set(data.get("not shown", []))
     templates = data.get("templates", {})
+    page = data.get("page messages", {})   # the model check page's own: checked as the others
     out = []
     for where, strings in sorted(english.items()):
         for text in sorted(strings - set(messages) - hidden):
@@ -425,7 +426,7 @@ def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, se
     for where, strings in sorted((keys or {}).items()):
         for text in sorted(strings - set(templates)):
             out.append(f"{where}: no template {text!r}")
-    for key, value in [*messages.items(), *templates.items()]:
+    for key, value in [*messages.items(), *templates.items(), *page.items()]:
         if not isinstance(value, str) or (not value.strip() and key.strip()):
             out.append(f"untranslated: {key!r}")
             continue

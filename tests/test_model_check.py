@@ -770,6 +770,7 @@ def test_the_chinese_page_says_everything_in_chinese(tmp_path):
     reg = json.loads(registry_json())
     cases = [{"published": i} for i in range(len(reg["published"]))]
     pasted = ["", "{", "[1, 2]", "{}", '{"model_type": "bert"}', json.dumps(_json(BOTH_AGREE)), json.dumps(_json(COHERE2_MOE))]
+    pasted += [json.dumps({"model_type": name}) for name in sorted(reg["unsupported"])]   # each refusal's reason
     for p in PUBLISHED[:8]:
         pasted += [json.dumps(config) for _, config in _mutations(_json(dict(p.config)))]
     cases += [{"config": text} for text in pasted]
