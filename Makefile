@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all setup book test check lab bench sync clean help
+.PHONY: all setup book test check lint lab bench sync clean help
 
 all: book
 
@@ -15,6 +15,7 @@ help:
 	@echo "make book   build the site into _build/html (only chapters whose outputs may be stale run)"
 	@echo "make check  the package's unit tests, in about a minute (no book, no browser)"
 	@echo "make test   run the whole test suite (unit, book build, browser, live JupyterLab)"
+	@echo "make lint   ruff on the code and mypy on the package (as tests/test_gates.py runs them)"
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make bench  print the speed benchmarks"
 
@@ -61,7 +62,12 @@ test: $(STAMP)
 # The edit loop: every test that needs neither the built book nor Chromium (the markers are set
 # from the fixtures a test uses: tests/conftest.py), on two workers. CONTRIBUTING.md "Tests".
 check: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not book and not browser" --durations=5
+	$(BIN)/python -m pytest -n 2 -q -m "not book and not browser and not slow" --durations=5
+
+# The gates, configured in pyproject.toml ([tool.ruff], [tool.mypy]); tests/test_gates.py runs the same.
+lint: $(STAMP)
+	$(BIN)/ruff check rope_edu scripts tests _ext
+	$(BIN)/mypy rope_edu
 
 # JupyterLab refuses to run as root without --allow-root (containers, CI machines).
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -79,4 +85,4 @@ sync: $(STAMP)
 	$(BIN)/python scripts/notebooks.py sync
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -137,7 +137,7 @@ def _with_mathml(markup: str, display: bool, node) -> str:
             tex = tex[2:-2]
     try:
         mml = _MathML.convert(tex, display)
-    except Exception as exc:  # noqa: BLE001 - reported as a build warning (an error under -W)
+    except Exception as exc:  # reported as a build warning (an error under -W)
         logger.warning(f"formula not converted to MathML ({exc})", location=node)
         return markup
     return m.group(1) + (number.group(0) if number else "") + mml + m.group(4)

@@ -103,6 +103,10 @@ def _unwrap_plain_tokens(text: str, plain: set[str]) -> str:
 
 # --- pages ---------------------------------------------------------------------------------------
 
+# Regular expressions over the page's text, not an lxml tree (lxml is not installed; BeautifulSoup
+# re-serialises every page and changes bytes the fixes do not touch): each fix matches the theme's
+# markup exactly as the pinned pydata-sphinx-theme writes it, and tests/test_book_fixes.py fails
+# when an upgrade changes that markup.
 _PAGE_FIXES = [
     # the 1.5 MB icon script: the stylesheet draws the same icons from the (subset) web fonts
     (re.compile(r'<script[^>]*scripts/fontawesome\.js[^>]*></script>\s*'), ""),

@@ -56,6 +56,11 @@ from sphinx.util import logging
 
 LOGGER = logging.getLogger(__name__)
 
+# MyST is lowered here with regular expressions, not parsed with markdown-it-py and mdit-py-plugins
+# (both installed with jupyter-book): the lowering rewrites a handful of constructs in place (roles,
+# colon fences and their options, targets, labelled equations) and must leave every other byte of
+# the cell as the author wrote it, which a parse and re-render does not promise (markdown-it renders
+# HTML, and mdformat would normalise the rest). tests/test_reader_notebooks.py pins the output.
 PROOF_TYPES = {"theorem", "lemma", "corollary", "proposition", "definition", "remark", "example", "conjecture"}
 ROLE = re.compile(r"\{(?P<role>[a-z]+(?::[a-z]+)?)\}`(?P<body>[^`]+)`")
 FENCE = re.compile(r"^(?P<colons>:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
@@ -291,7 +296,9 @@ class Words:
     def end(self, text: str) -> str:
         """``text`` and a full stop: Chinese after Chinese, else ".": an untranslated title
         stays English, with its English stop."""
-        return text + ("。" if self.chinese and re.search(r"[\u4e00-\u9fff]", text) else ".")
+        from rope_edu.i18n import HAN_RANGE
+
+        return text + ("。" if self.chinese and re.search(f"[{HAN_RANGE}]", text) else ".")
 
     def head(self, kind: str, number: str, title: str = "", stop: bool = True) -> str:
         """``**Theorem 4.1** (title).``; in Chinese ``**定理 4.1**（title）。``."""
@@ -885,7 +892,7 @@ def write_reader_notebooks(app: Sphinx, exception: Exception | None) -> None:
             wanted[docname] = figures
     try:
         pictures = take_pictures(app, wanted, svgs)
-    except Exception as exc:  # noqa: BLE001 (any failure is the build's warning, an error under -W)
+    except Exception as exc:  # (any failure is the build's warning, an error under -W)
         LOGGER.warning(f"reader notebooks: no pictures of the figures: {exc}")
         pictures = None
     # the edition's folder on the published branch ("zh/" for the Chinese site); its notebooks

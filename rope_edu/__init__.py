@@ -4,6 +4,8 @@ Plain functions over numpy arrays. The torch path lives in :mod:`rope_edu.torch_
 imported only on request, so ``import rope_edu`` never imports torch.
 """
 
+from importlib import metadata as _metadata
+
 from . import kernels, plots, scaling
 from .attention import (attention, attention_entropy, attention_scores, causal_mask, logn_scale,
                         power_scale, softmax)
@@ -120,9 +122,15 @@ from . import tables, verdicts
 from .tables import table
 from .verdicts import verify
 
-__version__ = "0.1.0"
+try:  # one version number, pyproject.toml's: the installed package's metadata says it
+    __version__ = _metadata.version("rope_edu")
+except _metadata.PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
+    "__version__",
+    "tables",
+    "verdicts",
     "table",
     "verify",
     "ENCODINGS",

@@ -129,8 +129,8 @@ def _how_config(config: Mapping[str, Any]) -> str:
     parts = ["a config.json"]
     if data is not None and data is not config and config.get("model_type") != model_type:
         parts.append(f"the language model of a {config.get('model_type')!r} config (model_type {model_type!r})")
-    data = data or config
-    fields = [k for k in ("rope_parameters", "rope_scaling", "rope_theta") if data.get(k) is not None]
+    used: Mapping[str, Any] = data or config
+    fields = [k for k in ("rope_parameters", "rope_scaling", "rope_theta") if used.get(k) is not None]
     if "rope_parameters" in fields:
         parts.append("transformers 5's rope_parameters" + (" and transformers 4's fields" if len(fields) > 1 else ""))
     elif fields:
@@ -298,7 +298,7 @@ def _angles(spec: RopeSpec, positions: np.ndarray) -> np.ndarray:
     pos = positions.astype(np.float64)
     if not spec.depends_on_length:
         return sign * pos[:, None] * spec.inv_freq()[None, :]
-    freqs = {}
+    freqs: dict[bytes, np.ndarray] = {}
     rows = []
     for m in positions.tolist():
         inv = spec.inv_freq(m + 1)
@@ -406,7 +406,7 @@ def diff_report(a: Model, b: Model, *, tol: float = DEFAULT_TOL, max_position: i
         for i in range(n):
             past = np.flatnonzero(delta[:, i] > tol)
             at = int(positions[past[0]]) if past.size else None
-            if constant and step[i] > 0:
+            if step is not None and step[i] > 0:
                 # the angles part at a steady rate: the first position past tol, exactly
                 exact = math.floor(tol / step[i]) + 1
                 at = exact if exact < maximum else None

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_real_array, check_base, check_choice, check_dim, check_int, check_inv_freq, check_positions
+from ._checks import as_real_array, check_choice, check_dim, check_int, check_inv_freq, check_positions
 from .rope import LAYOUTS, frequencies
 
 __all__ = [
@@ -379,12 +379,15 @@ def _advantage_range(theta: np.ndarray, start: int, stop: int,
 def _first_negative(theta: np.ndarray, stop: int, first_block: int = 1024,
                     slope_weights: np.ndarray | None = None) -> tuple[int | None, np.ndarray, np.ndarray | None]:
     """First m < stop with a negative criterion; the criterion (and slope) up to the end of that block."""
-    values, slopes, start, size = [], [], 0, first_block
+    values: list[np.ndarray] = []
+    slopes: list[np.ndarray] = []  # with slope_weights only
+    start, size = 0, first_block
     while start < stop:
         end = min(stop, start + size)
         v, g = _advantage_range(theta, start, end, slope_weights)
         values.append(v)
-        slopes.append(g)
+        if g is not None:
+            slopes.append(g)
         negative = np.flatnonzero(v < 0)
         if negative.size:
             return start + int(negative[0]), np.concatenate(values), (

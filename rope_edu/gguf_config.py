@@ -222,7 +222,8 @@ class _Meta:
     """The file's metadata, read key by key: every key read is recorded with its value."""
 
     def __init__(self, path: Path, fields: dict[str, Any], arch: str) -> None:
-        self.path, self.fields, self.arch, self.read = path, fields, arch, {}
+        self.path, self.fields, self.arch = path, fields, arch
+        self.read: dict[str, Any] = {}
 
     def get(self, template: str, kind: type | tuple[type, ...] = (int, float), required: bool = False) -> Any:
         key = template.format(arch=self.arch)

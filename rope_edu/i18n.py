@@ -15,7 +15,10 @@ the English figures are unchanged: English has no catalog.
 The language: :func:`set_language`, else the environment variable ``ROPE_EDU_LANG`` (``zh_CN``),
 else English. In the static book the page's ``<html lang>`` chooses instead (the site's loader).
 ``scripts/i18n.py check`` compares every catalog with the strings the figures show
-(:func:`english_strings`): missing keys, placeholders or numbers changed by a translation.
+(``scripts/i18n_strings.py``): missing keys, placeholders or numbers changed by a translation.
+
+This module is the package's ground floor: it imports nothing of ``rope_edu`` (the widgets and
+plots import it), and reads only the package's own ``locales/``.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "set_language", "catalog", "translate", "templates", "message", "template_keys",
-           "english_strings", "placeholders", "FONT", "FONT_FAMILY"]
+__all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "set_language", "catalog", "translate", "templates", "message",
+           "placeholders", "html_strings", "translate_html", "HOLE", "WORDS", "HAN_RANGE", "CJK_RANGE", "FONT",
+           "FONT_FAMILY"]
 
-#: Folder of the catalogs (``<lang>.json``) and the plots' CJK font.
+#: Folder of the catalogs (``<lang>.json``) and the plots' CJK font. A real path, not an
+#: ``importlib.resources`` Traversable: matplotlib registers the font by file name and the book's
+#: build copies the folder (the package is installed as files, never zipped).
 LOCALES = Path(__file__).with_name("locales")
 #: Environment variable naming the language (``zh_CN``) when :func:`set_language` was not called.
 LANG_ENV = "ROPE_EDU_LANG"
@@ -81,7 +87,15 @@ def catalog(lang: str) -> dict[str, str]:
     return {k: v for k, v in data["messages"].items() if v}
 
 
-_HOLE = re.compile(r"\{(\d+)\}")
+#: A placeholder of a key or translation: ``{0}``, ``{1}``, ...
+HOLE = re.compile(r"\{(\d+)\}")
+#: The Chinese characters (CJK Unified Ideographs), as the body of a regex character class.
+HAN_RANGE = "\u4e00-\u9fff"
+#: Everything a CJK font draws: radicals, punctuation, kana, ideographs, compatibility ideographs
+#: and full-width forms (a regex character class body): what the plots' Chinese font must cover.
+CJK_RANGE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
+#: What makes a string words a reader sees (two Latin letters in a row, or a Chinese character).
+WORDS = re.compile(f"[A-Za-z]{{2,}}|[{HAN_RANGE}]")
 
 
 @lru_cache(maxsize=None)
@@ -100,22 +114,22 @@ def message(key: str, *values, lang: str | None = None) -> str:
     ``values`` (as ``str``); in English the key itself, filled in."""
     lang = language() if lang is None else _normal(lang)
     text = templates(lang).get(key, key) if lang != "en" else key
-    return _HOLE.sub(lambda h: str(values[int(h.group(1))]) if int(h.group(1)) < len(values) else h.group(0), text)
+    return HOLE.sub(lambda h: str(values[int(h.group(1))]) if int(h.group(1)) < len(values) else h.group(0), text)
 
 
 def placeholders(message: str) -> list[str]:
     """The placeholders of a catalog key or translation, sorted: ``"{1} of {0}"`` -> ``["{0}", "{1}"]``."""
-    return sorted(_HOLE.findall(message), key=int)
+    return sorted(HOLE.findall(message), key=int)
 
 
 @lru_cache(maxsize=None)
 def _patterns(lang: str) -> tuple[dict[str, str], tuple[tuple[re.Pattern, str], ...]]:
     exact, patterns = {}, []
     for key, value in catalog(lang).items():
-        if _HOLE.search(key):
-            parts = _HOLE.split(key)    # literal, index, literal, index, ..., literal
+        if HOLE.search(key):
+            parts = HOLE.split(key)    # literal, index, literal, index, ..., literal
             regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<p{p}>.+?)" for i, p in enumerate(parts))
-            patterns.append((re.compile(f"^{regex}$", re.S), value, len(_HOLE.sub("", key))))
+            patterns.append((re.compile(f"^{regex}$", re.S), value, len(HOLE.sub("", key))))
         else:
             exact[key] = value
     # the most specific pattern first (more literal text), as core.js orders them
@@ -138,219 +152,25 @@ def translate(text: str, lang: str | None = None) -> str:
         m = regex.match(text)
         if m:
             values = {k[1:]: translate(v, lang) for k, v in m.groupdict().items()}
-            return _HOLE.sub(lambda h: values.get(h.group(1), h.group(0)), value)
+            return HOLE.sub(lambda h: values.get(h.group(1), h.group(0)), value)
     return text
 
 
-# --- the English strings the figures show (what a catalog must cover) ------------------------------
-
-_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`((?:[^`\\]|\\.)*)`')
-_CODE_LIKE = re.compile(r"^[\w.#:-]*$|^[\d\s.,-]+$|=>|[{}]|;\s*$|^M[\d$]|^\s|\s$|^https?:|^(?:rgba?|translate|rotate)\(")
-_WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
-
-
-def _template(body: str) -> str:
-    """A template literal's text with each ``${...}`` as ``{0}``, ``{1}``, ... (nested braces allowed)."""
-    out, n, i = [], 0, 0
-    while i < len(body):
-        if body.startswith("${", i):
-            depth, j = 1, i + 2
-            while j < len(body) and depth:
-                depth += {"{": 1, "}": -1}.get(body[j], 0)
-                j += 1
-            out.append(f"{{{n}}}")
-            n += 1
-            i = j
-        else:
-            out.append(body[i])
-            i += 1
-    return "".join(out)
-
-
-def _shown(s: str) -> bool:
-    """A literal a reader sees: words, not an attribute, class name, path or number."""
-    bare = _HOLE.sub("X", s)
-    return bool(_WORDS.search(_HOLE.sub("", s))) and (" " in bare or bool(re.search(r"[^\x00-\x7f]", bare))) \
-        and not _CODE_LIKE.search(bare)
-
-
-#: What core.js draws as text, by call and argument (``text(parent, x, y, str)``, a readout's label
-#: and unit, a note, a heading, ``tr(str)`` itself) and by option (``plot()``'s labels and title).
-_DRAWN_ARGS = {"text": {3}, "textLines": {3}, "readout": {1, 4}, "note": {0}, "heading": {0}, "tr": {0}}
-_DRAWN_KEYS = {"xlabel", "ylabel", "title", "unit", "heading"}
-
-
-def _skip_string(source: str, i: int) -> int:
-    """The index just after the string or template literal that opens at ``source[i]``."""
-    quote, j, depth = source[i], i + 1, 0
-    while j < len(source):
-        c = source[j]
-        if c == "\\":
-            j += 2
-        elif quote == "`" and source.startswith("${", j):
-            depth, j = depth + 1, j + 2
-        elif quote == "`" and depth:
-            if c in "\"'`":
-                j = _skip_string(source, j)
-                continue
-            depth -= c == "}"
-            j += 1
-        elif c == quote:
-            return j + 1
-        elif c == "\n" and quote != "`":
-            return j + 1          # a stray quote: the line's end closes it
-        else:
-            j += 1
-    return j
-
-
-def _literals(source: str):
-    """The string and template literals of JavaScript ``source``, as (text, context, compared), and the
-    array frames: literals joined by ``+`` are one (their texts concatenated, each ``${...}`` as
-    ``{0}``, ``{1}``, ... in order); a literal's context is the chain of brackets around it,
-    innermost last, each ``(bracket, name, position, frame)``: ``("(", callee, argument index)``,
-    ``("[", None, element index)``, ``("{", key, entry index)``; ``frames[frame]`` tells whether an
-    array holds literals only, and which (their indices in the list returned); ``compared``: the
-    literal is an operand of ``===``, ``!==``, ``==`` or ``!=``."""
-    out: list = []
-    frames: list[dict] = []
-    stack: list[list] = []
-    i, n, last, pending = 0, len(source), "", None
-    while i < n:
-        c = source[i]
-        if source.startswith("//", i) or source.startswith("/*", i):
-            end = source.find("\n" if c == "/" and source[i + 1] == "/" else "*/", i + 2)
-            i = n if end < 0 else end + (0 if source[i + 1] == "/" else 2)
-            continue
-        if c in "\"'`":
-            j = _skip_string(source, i)
-            body = source[i + 1:j - 1]
-            text = (_template(body) if c == "`" else body).replace('\\"', '"').replace("\\'", "'").replace("\\n", "\n")
-            if pending is not None and re.fullmatch(r"\s*\+\s*", source[pending[2]:i]):
-                pending[0].append(text)
-                pending[2] = j
-            else:
-                if pending is not None:
-                    out.append(pending)
-                if stack and stack[-1][0] == "[":
-                    frames[stack[-1][3]]["literals"].append(len(out))
-                # a literal compared with something is a value of the code, not a label
-                compared = bool(re.search(r"[!=]=\s*$", source[max(0, i - 8):i]) or re.match(r"\s*[!=]=", source[j:j + 8]))
-                pending = [[text], [tuple(f) for f in stack], j, compared]
-            i, last = j, "x"
-            continue
-        if c == "/" and (last == "" or last in "(,=:[!&|?{};+-*%<>~^"):
-            j, in_class = i + 1, False        # a regular expression literal
-            while j < n and source[j] != "\n" and (source[j] != "/" or in_class):
-                in_class = (in_class or source[j] == "[") and source[j] != "]"
-                j += 2 if source[j] == "\\" else 1
-            i, last = j + 1, "x"
-            continue
-        if c in "([{":
-            callee = re.search(r"([A-Za-z_$][\w$]*)\s*$", source[max(0, i - 80):i]) if c == "(" else None
-            frames.append({"literals only": True, "literals": []})
-            stack.append([c, callee.group(1) if callee else None, 0, len(frames) - 1])
-        elif c in ")]}":
-            if stack:
-                stack.pop()
-        elif c == "," and stack:
-            stack[-1][2] += 1
-            if stack[-1][0] == "{":
-                stack[-1][1] = None
-        elif c == ":" and stack and stack[-1][0] == "{" and stack[-1][1] is None:
-            key = re.search(r"([A-Za-z_$][\w$]*|\"[^\"]*\"|'[^']*')\s*$", source[max(0, i - 80):i])
-            stack[-1][1] = key.group(1).strip("\"'") if key else ""
-        if not c.isspace():
-            if stack and stack[-1][0] == "[" and c not in "[{(,)]}":
-                frames[stack[-1][3]]["literals only"] = False     # an element that is not a literal
-            last = c
-        i += 1
-    if pending is not None:
-        out.append(pending)
-    literals = []
-    for parts, context, _, compared in out:
-        text, k = "", 0
-        for part in parts:        # each part's placeholders numbered after the earlier parts'
-            text += _HOLE.sub(lambda h, k=k: f"{{{int(h.group(1)) + k}}}", part)
-            k += len(set(_HOLE.findall(part)))
-        literals.append((text, context, compared))
-    return literals, frames
-
-
-def _drawn(text: str, context, compared: bool, frames, literals) -> bool:
-    """A literal that holds a word but looks like code (one word, a trailing ``;``) and that the
-    figure draws: an argument core.js draws as text (``text``, a readout's label or unit, a note,
-    a heading), a plot's label or title, a legend item's label, a tick's label, or an element of
-    an array of literals only, one of which is shown (the lines of a text)."""
-    if not context or compared or text != text.strip() or "\n" in text:
-        return False
-    kind, name, position, frame = context[-1]
-    if kind == "(":
-        return position in _DRAWN_ARGS.get(name, ())
-    if kind == "{":
-        return name in _DRAWN_KEYS
-    # legend(parent, x, y, [[label, colour, dashed?], ...]); xticks: [[value, label], ...]
-    items, owner = context[-2:-1], context[-3:-2]
-    if items and owner and items[0][0] == "[":
-        if owner[0][:3] == ("(", "legend", 3) and position == 0:
-            return True
-        if owner[0][0] == "{" and owner[0][1] in ("xticks", "yticks") and position == 1:
-            return True
-    array = frames[frame]
-    return array["literals only"] and any(_shown(literals[k][0]) for k in array["literals"])
-
-
-def _js_strings(source: str) -> set[str]:
-    """The English strings a figure's JavaScript shows: literals with words (``${...}`` as ``{0}``,
-    ...; literals joined by ``+`` as one string) that read as prose, and those that look like code
-    (one word, a trailing ``;``) but sit where the figure draws them (:func:`_drawn`)."""
-    literals, frames = _literals(source)
-    found = set()
-    for text, context, compared in literals:
-        if _WORDS.search(_HOLE.sub("", text)) and (_shown(text) or _drawn(text, context, compared, frames, literals)):
-            found.add(text)
-    return found
-
-
-_TEMPLATE_CALL = re.compile(r"\b(?:_m|message)\(\s*((?:\"[^\"]*\"(?:\s+if\s[^\"]*?\selse\s+)?)+)")
-
-
-def template_keys() -> dict[str, set[str]]:
-    """Every template key the package's Python passes to :func:`message` (as ``message(...)`` or
-    ``_m(...)``), by module (``plots.py``)."""
-    out: dict[str, set[str]] = {}
-    root = Path(__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        if path.name == "i18n.py":
-            continue
-        keys = {k for m in _TEMPLATE_CALL.finditer(path.read_text(encoding="utf-8")) for k in re.findall(r'"([^"]*)"', m.group(1))}
-        if keys:
-            out[str(path.relative_to(root))] = keys
-    return out
-
-
-# --- the "Check your model" page of the book (book/model_check.md, _ext/model_check/) ------------------
-
-#: The page's folder of scripts in a checkout of the book (absent from an installed package): the
-#: English strings of ``MODEL_CHECK_SCRIPTS`` there and of the page's raw HTML form
-#: (``MODEL_CHECK_PAGE``) go through this catalog on the Chinese site too.
-MODEL_CHECK = Path(__file__).resolve().parents[1] / "_ext" / "model_check"
-MODEL_CHECK_SCRIPTS = ("page.js", "checks.js")
-MODEL_CHECK_PAGE = Path(__file__).resolve().parents[1] / "book" / "model_check.md"
+# --- a raw HTML form (the "Check your model" page of the book) ----------------------------------------
 
 _HTML_WORDS = re.compile(r"(<(label|option|button|h2|p)\b[^>]*>)(.*?)(</\2>)|(\baria-label=\")([^\"]*)(\")", re.S)
 
 
 def html_strings(html: str) -> set[str]:
-    """The English of a raw HTML form as a reader sees it: the contents of its labels, options,
-    buttons, headings and paragraphs (their inline markup kept, white space as one space) and its
-    ``aria-label`` values, those with words."""
+    """The English of a raw HTML form as a reader sees it, the strings :func:`translate_html` looks
+    up: the contents of its labels, options, buttons, headings and paragraphs (their inline markup
+    kept, white space as one space) and its ``aria-label`` values, those with words."""
     from html import unescape
 
     found = set()
     for m in _HTML_WORDS.finditer(html):
         text = " ".join((m.group(3) if m.group(1) else unescape(m.group(6))).split())
-        if _WORDS.search(re.sub(r"<[^>]*>", "", text)):
+        if WORDS.search(re.sub(r"<[^>]*>", "", text)):
             found.add(text)
     return found
 
@@ -370,50 +190,3 @@ def translate_html(html: str, lang: str) -> str:
         return m.group(0) if out == text else m.group(5) + escape(out, quote=True) + m.group(7)
 
     return _HTML_WORDS.sub(one, html)
-
-
-def _model_check_strings() -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    if MODEL_CHECK.is_dir():
-        for name in MODEL_CHECK_SCRIPTS:
-            out[f"model_check/{name}"] = _js_strings((MODEL_CHECK / name).read_text(encoding="utf-8"))
-        # the notes of the published models (rope_edu.models), shown beside the one picked
-        from .spec_export import published_tables
-
-        out["models.PUBLISHED notes"] = {p.note for rows in published_tables().values() for p in rows.values() if p.note}
-    if MODEL_CHECK_PAGE.is_file():
-        source = MODEL_CHECK_PAGE.read_text(encoding="utf-8")
-        out["book/model_check.md"] = {s for block in re.findall(r"```\{raw\} html\n(.*?)```", source, re.S)
-                                      for s in html_strings(block)}
-    return out
-
-
-def english_strings() -> dict[str, set[str]]:
-    """Every English string the figures show, by where it comes from (``js/clock.js``,
-    ``widgets/clock.py``): the string and template literals of the figures' JavaScript that hold
-    words (``${...}`` as ``{0}``, ``{1}``, ...), and each figure's title, control labels and
-    drop-down labels."""
-    import importlib
-    import pkgutil
-
-    from . import widgets
-    from .widgets._core import JS_DIR, NOSCRIPT, Figure
-
-    out: dict[str, set[str]] = {"widgets/_core.py": {NOSCRIPT}}
-    for path in sorted(JS_DIR.glob("*.js")):
-        out[f"js/{path.name}"] = _js_strings(path.read_text(encoding="utf-8"))
-    for info in pkgutil.iter_modules(widgets.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{widgets.__name__}.{info.name}")
-        strings: set[str] = set()
-        for value in vars(module).values():
-            if isinstance(value, Figure):
-                strings.add(value.title)
-                for c in value.controls:
-                    strings.add(c.label)
-                    strings.update(c.labels)
-        out[f"widgets/{info.name}.py"] = {s for s in strings if s}
-    # in a checkout of the book: the "Check your model" page's words (its form and its scripts)
-    out.update(_model_check_strings())
-    return out

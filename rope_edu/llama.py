@@ -477,9 +477,10 @@ def project_qkv(x: Any, weights: AttentionWeights, positions: Any) -> tuple[np.n
     """
     x = _check_x(x, weights)
     pos = _check_step_positions(positions, x.shape[0], x.shape[1])
-    rope = dict(layout=weights.layout, inv_freq=weights.frequencies)
-    q = apply_rope(split_heads(x @ weights.q_proj.T, weights.n_heads), pos, **rope)
-    k = apply_rope(split_heads(x @ weights.k_proj.T, weights.n_kv_heads), pos, **rope)
+    q = apply_rope(split_heads(x @ weights.q_proj.T, weights.n_heads), pos, layout=weights.layout,
+                   inv_freq=weights.frequencies)
+    k = apply_rope(split_heads(x @ weights.k_proj.T, weights.n_kv_heads), pos, layout=weights.layout,
+                   inv_freq=weights.frequencies)
     v = split_heads(x @ weights.v_proj.T, weights.n_kv_heads)
     if weights.attention_scaling != 1.0:
         q, k = q * q.dtype.type(weights.attention_scaling), k * k.dtype.type(weights.attention_scaling)
@@ -601,7 +602,7 @@ def llama_stack(
     layers: Sequence[AttentionWeights],
     positions: Any = None,
     *,
-    caches: Sequence[KVCache] | None = None,
+    caches: Sequence[KVCache | None] | None = None,
     mask: Any = None,
     causal: bool = True,
     eps: float = 1e-6,
@@ -676,7 +677,7 @@ def _readonly_vector(w: Any, name: str, size: int) -> np.ndarray:
 def _check_eps(eps: Any) -> float:
     if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
         raise TypeError(f"eps must be a real number >= 0, got {eps!r} of type {type(eps).__name__}")
-    if not eps >= 0:
+    if not float(eps) >= 0:
         raise ValueError(f"eps must be a real number >= 0, got {eps!r}")
     return float(eps)
 
@@ -916,7 +917,7 @@ def llama_forward(
     model: LlamaWeights,
     positions: Any = None,
     *,
-    caches: Sequence[KVCache] | None = None,
+    caches: Sequence[KVCache | None] | None = None,
     mask: Any = None,
     last_only: bool = False,
 ) -> tuple[np.ndarray, tuple[KVCache, ...]]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import models as M
 from .models import FAMILIES, MODEL_TYPES, RopeSpec, rope_spec
+from .models.registry import _FLAT_WRAPPERS, _WRAPPERS
 
 __all__ = ["MAX_LAYERS", "BF16_ANGLE", "family_of", "layer_count", "ranges", "layer_summary", "layer_plan",
            "contexts", "plain_inv_freq", "pair_table", "pairs_summary", "head_source", "warnings", "default_select",
@@ -111,18 +112,18 @@ def family_of(config: Any) -> tuple[dict[str, Any] | None, Any, M.Family | None]
         return None, None, None
     data: dict[str, Any] = dict(config)
     model_type = data.get("model_type")
-    if isinstance(model_type, str) and model_type in M._WRAPPERS:
-        key, inner = M._WRAPPERS[model_type]
+    if isinstance(model_type, str) and model_type in _WRAPPERS:
+        key, inner = _WRAPPERS[model_type]
         sub = data.get(key)
-        if sub is None and model_type in M._FLAT_WRAPPERS:
+        if sub is None and model_type in _FLAT_WRAPPERS:
             sub = {k: v for k, v in data.items() if k != "model_type"}
         if not isinstance(sub, Mapping):
             return data, None, None
         data = dict(sub)
         data.setdefault("model_type", inner)
         model_type = data["model_type"]
-    key = MODEL_TYPES.get(model_type) if isinstance(model_type, str) else None
-    return data, model_type, FAMILIES[key] if key else None
+    row: str | None = MODEL_TYPES.get(model_type) if isinstance(model_type, str) else None
+    return data, model_type, FAMILIES[row] if row else None
 
 
 def layer_count(data: Mapping[str, Any] | None) -> int | None:
@@ -333,7 +334,7 @@ def head_source(config: Any, spec: RopeSpec | None) -> str:
 def _bf16(x: np.ndarray) -> np.ndarray:
     """float32 values rounded to bf16 (nearest, ties to even), as ``model.to(torch.bfloat16)`` rounds them."""
     u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    u = (u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) & np.uint64(0xFFFF0000)
     return (u & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
 
 

@@ -253,8 +253,8 @@ def _install_display() -> None:
         kind, data = last.pop(id(fig), None) or figure_image(fig)
         if kind != "image/png":
             return None
-        # drawn at 2x: shown at half its pixel size (the PNG header holds width and height)
-        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        # drawn at 2x: shown at half its pixel size (the PNG header's width, bytes 16-20)
+        width = int.from_bytes(data[16:20], "big")
         return data, {"width": width // 2}  # no height: a narrow column scales it, keeping its shape
 
     formatters["image/svg+xml"].for_type(Figure, as_svg)

@@ -149,11 +149,12 @@ def _check_ntk_dim(dim: int) -> None:
         )
 
 
-def _check_yarn_betas(beta_fast: float, beta_slow: float) -> None:
-    if beta_fast <= beta_slow:
+def _check_yarn_betas(beta_fast: float, beta_slow: float, *, equal: bool = False) -> None:
+    # equal: a zero-width ramp (a step), which yarn_ramp allows and the methods here refuse
+    if beta_fast < beta_slow or (beta_fast == beta_slow and not equal):
         raise ValueError(
-            f"beta_fast must be greater than beta_slow (rotations over the original context at which the "
-            f"ramp ends and starts), got beta_fast={beta_fast} and beta_slow={beta_slow}"
+            f"beta_fast must be greater than {'or equal to ' if equal else ''}beta_slow (rotations over the "
+            f"original context at which the ramp ends and starts), got beta_fast={beta_fast} and beta_slow={beta_slow}"
         )
 
 
@@ -311,7 +312,9 @@ def yarn_ramp(
     Peng et al. (2023) and in Hugging Face transformers, :math:`\\gamma` falls *linearly in the pair
     index* between the two boundary indices (found from :func:`rotations`); with ``truncate`` the
     boundaries are first rounded outwards to whole pairs. The boundaries are clipped to
-    ``[0, dim - 1]`` and a zero-width ramp is widened by 0.001, again as in that code. (One
+    ``[0, dim - 1]`` and a zero-width ramp is widened by 0.001, again as in that code (with
+    ``beta_fast == beta_slow``, which transformers accepts and Kimi K2's released config states,
+    the ramp is a step; :func:`scaled_frequencies` refuses equal betas). (One
     consequence, kept for agreement: if even pair 0 turns fewer than ``beta_slow`` times, the
     clipped boundaries cross and no pair is interpolated.) The paper's own formula is linear in
     :math:`r_i` instead: :func:`yarn_ramp_paper`.
@@ -324,7 +327,7 @@ def yarn_ramp(
     original_max_position_embeddings : int, default 4096
         Trained context :math:`L`.
     beta_fast, beta_slow : float, default 32 and 1
-        Turns over :math:`L` at which the ramp reaches 1 and 0 (``beta_fast > beta_slow > 0``).
+        Turns over :math:`L` at which the ramp reaches 1 and 0 (``beta_fast >= beta_slow > 0``).
     truncate : bool, default True
         Round the boundary indices to integers (floor the start, ceil the end).
 
@@ -339,7 +342,7 @@ def yarn_ramp(
     beta_fast = _positive(beta_fast, "beta_fast")
     beta_slow = _positive(beta_slow, "beta_slow")
     truncate = _flag(truncate, "truncate")
-    _check_yarn_betas(beta_fast, beta_slow)
+    _check_yarn_betas(beta_fast, beta_slow, equal=True)
     start = _correction_index(beta_fast, dim, base, length)  # last pair kept as it is
     end = _correction_index(beta_slow, dim, base, length)    # first pair fully interpolated
     if truncate:
@@ -420,7 +423,7 @@ def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all
     def temperature(weight: float) -> float:
         return 0.1 * weight * math.log(factor) + 1.0
 
-    if mscale is None:
+    if mscale is None or mscale_all_dim is None:
         return temperature(1.0)
     return temperature(mscale) / temperature(mscale_all_dim)
 
@@ -568,6 +571,7 @@ def _yarn(
     mscale_all_dim: float | None,
     truncate: bool,
 ) -> tuple[np.ndarray, float]:
+    _check_yarn_betas(beta_fast, beta_slow)
     keep = yarn_ramp(dim, base, original_max_position_embeddings, beta_fast, beta_slow, truncate)
     suggested = yarn_attention_factor(factor, mscale, mscale_all_dim)
     if attention_factor is None:  # an explicit attention_factor wins, as in transformers

@@ -2,11 +2,13 @@
 
 The page reads a ``config.json`` in the reader's browser with a JavaScript interpreter of the same
 rules. So that the two cannot drift, the rules exist once, in :mod:`rope_edu.models`
-(:data:`~rope_edu.models.FAMILIES` and the tables beside it) and :mod:`rope_edu.scaling`
-(:data:`~rope_edu.scaling.METHODS`); :func:`registry` turns them into plain JSON data, which the
-book build writes next to the interpreter (``_ext/model_check.py``). Only the interpreter is written
-twice. A callable in a row (a family's ``extra`` or ``read``, a scaling's parameter reader) is
-exported by its name, and the interpreter implements each name; a family's layer rule is exported as
+(:data:`~rope_edu.models.FAMILIES` and the tables beside it, :data:`~rope_edu.models.ROPE_TYPES`)
+and :mod:`rope_edu.scaling` (:data:`~rope_edu.scaling.METHODS`); :func:`registry` turns them into
+plain JSON data, which the book build writes next to the interpreter (``_ext/model_check.py``). Only
+the interpreter is written twice. A function in a row (a family's ``extra`` or ``read``) or in a
+``rope_type``'s entry (its parameter reader and frequency function) is exported by its name, and the
+interpreter implements each name (:data:`rope_edu.models.mirrored.CALLABLES` lists them); a family's
+layer rule is exported as
 it is written, a list ``[tag, *arguments]``, and the interpreter implements each tag of
 :data:`~rope_edu.models.layers.LAYER_RULES` (``_ext/model_check/layers.js``).
 ``tests/test_model_check.py`` feeds the same configurations to both and requires the same spec.
@@ -14,7 +16,7 @@ it is written, a list ``[tag, *arguments]``, and the interpreter implements each
 ::
 
     from rope_edu.spec_export import registry, registry_json
-    data = registry()            # dict: families, model_types, wrappers, scalings, published...
+    data = registry()            # dict: families, model_types, wrappers, rope_types, published...
     text = registry_json()       # the same, as compact JSON text
 """
 
@@ -24,15 +26,19 @@ import dataclasses
 import json
 import math
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from . import models as M
+from .models.config import _HF_THETA
+from .models.layers import _LOCAL_GLOBAL
+from .models.mirrored import callable_name
+from .models.registry import _FLAT_WRAPPERS, _WRAPPERS
 from .scaling import METHODS
 
 __all__ = ["VERSION", "callable_names", "family_defaults", "published_tables", "registry", "registry_json"]
 
 #: Bumped when the shape of :func:`registry`'s output changes (the interpreter checks it).
-VERSION = 3
+VERSION = 4
 
 
 def _plain(value: Any, where: str) -> Any:
@@ -49,16 +55,8 @@ def _plain(value: Any, where: str) -> Any:
         items = sorted(value) if isinstance(value, (frozenset, set)) else value
         return [_plain(v, f"{where}[{i}]") for i, v in enumerate(items)]
     if callable(value):
-        return {"callable": _name(value, where)}
+        return {"callable": callable_name(value, where)}
     raise TypeError(f"{where}: cannot export {value!r} of type {type(value).__name__} as JSON data")
-
-
-def _name(fn: Callable[..., Any], where: str) -> str:
-    name = getattr(fn, "__name__", None)
-    if not name or name == "<lambda>" or getattr(M, name, None) is not fn:
-        raise ValueError(f"{where}: a callable in the registry must be a named function of rope_edu.models, "
-                         f"got {fn!r}")
-    return name
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -97,9 +95,10 @@ def registry() -> dict[str, Any]:
         key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
         ``local_global``, ``hf_theta``, ``qk_norm``, ``layer_rules`` (tag -> summary of
         :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``),
-        ``scalings`` (rope_type -> [method, parameter
-        reader name]), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional parameters),
-        ``extra_scalings`` and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
+        ``rope_types`` (:data:`rope_edu.models.ROPE_TYPES`: rope_type -> the names of its
+        parameter reader and frequency function, ``depends_on_length``, ``retyped_only``,
+        ``summary``), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional
+        parameters) and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
         ``PUBLISHED_2025``: config, selection, trained and extended context, whether it is verified).
     """
     defaults = family_defaults()
@@ -116,19 +115,20 @@ def registry() -> dict[str, Any]:
         "family_defaults": defaults,
         "families": {key: _family(f, defaults) for key, f in M.FAMILIES.items()},
         "model_types": dict(M.MODEL_TYPES),
-        "wrappers": _plain(dict(M._WRAPPERS), "_WRAPPERS"),
-        "flat_wrappers": sorted(M._FLAT_WRAPPERS),
+        "wrappers": _plain(dict(_WRAPPERS), "_WRAPPERS"),
+        "flat_wrappers": sorted(_FLAT_WRAPPERS),
         "unsupported": dict(M.UNSUPPORTED),
         "not_attention": sorted(M.NOT_ATTENTION),
-        "local_global": list(M._LOCAL_GLOBAL),
-        "hf_theta": M._HF_THETA,
+        "local_global": list(_LOCAL_GLOBAL),
+        "hf_theta": _HF_THETA,
         "qk_norm": dict(M.QK_NORM),
         "layer_rules": {tag: rule.summary for tag, rule in M.LAYER_RULES.items()},
-        "scalings": {rope_type: [method, _name(reader, f"_SCALINGS[{rope_type!r}]")]
-                     for rope_type, (method, reader) in M._SCALINGS.items()},
-        "retyped_only": sorted(M._RETYPED_ONLY),
+        "rope_types": {name: {"read": callable_name(t.read, f"ROPE_TYPES[{name!r}].read"),
+                              "frequencies": callable_name(t.frequencies, f"ROPE_TYPES[{name!r}].frequencies"),
+                              "depends_on_length": t.depends_on_length, "retyped_only": t.retyped_only,
+                              "summary": t.summary}
+                       for name, t in M.ROPE_TYPES.items()},
         "methods": methods,
-        "extra_scalings": dict(M.EXTRA_SCALINGS),
         "published": published,
     }
 
@@ -148,11 +148,11 @@ def callable_names(data: Mapping[str, Any] | None = None) -> list[str]:
                 walk(v)
 
     data = registry() if data is None else data
-    if not isinstance(data, Mapping) or not isinstance(data.get("scalings"), Mapping):
-        raise TypeError(f"data must be the dict registry() returns (with its 'scalings'), got {type(data).__name__}"
+    if not isinstance(data, Mapping) or not isinstance(data.get("rope_types"), Mapping):
+        raise TypeError(f"data must be the dict registry() returns (with its 'rope_types'), got {type(data).__name__}"
                         + ("" if not isinstance(data, Mapping) else f" with keys {sorted(data)}"))
     walk(data)
-    found.update(reader for _, reader in data["scalings"].values())
+    found.update(name for entry in data["rope_types"].values() for name in (entry["read"], entry["frequencies"]))
     return sorted(found)
 
 

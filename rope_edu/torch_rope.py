@@ -494,7 +494,7 @@ def memory_traffic(fn: Callable[[], Any], *, min_numel: int = 1) -> list[OpTraff
     allocations = {torch.ops.aten.empty, torch.ops.aten.empty_like, torch.ops.aten.empty_strided}
 
     class _Count(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
             out = func(*args, **(kwargs or {}))
             ins = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
             outs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]

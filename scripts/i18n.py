@@ -28,6 +28,8 @@ from pathlib import Path
 
 import yaml
 
+from rope_edu.i18n import CJK_RANGE, HAN_RANGE
+
 ROOT = Path(__file__).resolve().parents[1]
 LANG = "zh_CN"
 LOCALES = "locales"
@@ -96,7 +98,7 @@ SEARCH_DICT = Path("_build") / SUBDIR / "search_terms.txt"
 def write_search_dict(root: Path) -> int:
     """jieba's dictionary of the term table's Chinese terms (those written without spaces: jieba
     reads a line as "word [frequency] [tag]"); returns how many."""
-    words = sorted({zh for _, zh, _ in load_terms(root) if re.fullmatch(r"[\u4e00-\u9fff\w-]+", zh)})
+    words = sorted({zh for _, zh, _ in load_terms(root) if re.fullmatch(f"[{HAN_RANGE}\\w-]+", zh)})
     path = root / SEARCH_DICT
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
@@ -410,8 +412,8 @@ def fill_glossary(root: Path) -> int:
 def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, set[str]] | None = None,
                     terms=()) -> list[str]:
     """What is wrong with a figure catalog ``data`` (the JSON's content) against the English strings
-    the figures show (:func:`rope_edu.i18n.english_strings`) and the Python helpers' template keys
-    (:func:`rope_edu.i18n.template_keys`): a shown string or key with no translation (and not
+    the figures show (:func:`i18n_strings.english_strings`) and the Python helpers' template keys
+    (:func:`i18n_strings.template_keys`): a shown string or key with no translation (and not
     listed as "not shown"), an empty translation, a translation whose placeholders or numbers are
     not its key's."""
     from rope_edu.i18n import placeholders
@@ -500,7 +502,8 @@ def check_figures(root: Path) -> int:
     import json
 
     sys.path.insert(0, str(root))
-    from rope_edu.i18n import LANGUAGES, LOCALES, english_strings, template_keys
+    from i18n_strings import english_strings, template_keys
+    from rope_edu.i18n import LANGUAGES, LOCALES
 
     english, keys = english_strings(), template_keys()
     bad = 0
@@ -529,7 +532,7 @@ def check_figures(root: Path) -> int:
 
 #: Where Debian's fonts-noto-cjk puts Noto Sans CJK (a collection; its "SC" face is Simplified Chinese).
 NOTO_CJK = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
-_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_CJK = re.compile(f"[{CJK_RANGE}]")
 
 
 def cjk_characters(texts) -> str:
@@ -618,6 +621,9 @@ def _share(en: Path, zh: Path) -> int:
 _SVG_TEXT = None
 
 
+# A regular expression over matplotlib's SVG, not an XML tree: matplotlib writes one <text> element
+# per label in a fixed form, and only their contents (and the font stack) change; a parse and
+# re-serialisation would rewrite every path of the figure.
 def translate_svg(svg: str, lang: str | None = None) -> str:
     """A plot's SVG (saved with ``svg.fonttype: none``: its words are ``<text>``) with its words in
     ``lang`` (default :func:`rope_edu.i18n.language`), each through the catalog
@@ -638,7 +644,7 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     global _SVG_TEXT
     if _SVG_TEXT is None:
         _SVG_TEXT = re.compile(r"<text\b([^>]*)>([^<]+)</text>")
-    cjk = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+    cjk = _CJK
     family = f"'{FONT_FAMILY}'"
     used: set[str] = set()
 

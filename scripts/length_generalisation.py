@@ -17,14 +17,11 @@ takes a few minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
-import os
-import platform
-import shlex
 import sys
-import time
 from pathlib import Path
+
+from run_record import Clock, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -71,30 +68,23 @@ def main(argv: list[str] | None = None) -> dict:
     if args.steps is not None:
         overrides["steps"] = args.steps
     jobs = [(t, s, seed, overrides) for t in args.tasks for s in args.schemes for seed in args.seeds]
-    start = time.perf_counter()
+    clock = Clock()
     if args.workers > 1:
         with mp.get_context("spawn").Pool(args.workers) as pool:
             runs = pool.map(_job, jobs, chunksize=1)
     else:
         runs = [_job(j) for j in jobs]
-    elapsed = time.perf_counter() - start
-
-    import torch
 
     result = {
-        "command": "python scripts/length_generalisation.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "seconds_total": elapsed,
-        "environment": {"torch": torch.__version__, "python": platform.python_version(),
-                        "cpus": os.cpu_count(), "workers": args.workers, "threads_per_worker": 1},
+        **record("length_generalisation.py", argv, clock, "torch", cpu=False, workers=args.workers, threads_per_worker=1),
         "config": {t: config_dict(ToyConfig(**{**TASK_SETTINGS[t], **overrides})) for t in args.tasks},
         "runs": runs,
         "summary": {t: summarise([r for r in runs if r["task"] == t]) for t in args.tasks},
         "summary_new_positions": {t: summarise([r for r in runs if r["task"] == t], "accuracy_new_positions")
                                   for t in args.tasks},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out} ({elapsed:.0f} s)")
+    write_json(args.out, result)
+    print(f"wrote {args.out} ({result['seconds_total']:.0f} s)")
     return result
 
 

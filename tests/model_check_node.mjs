@@ -3,6 +3,8 @@
 // writes one result per case (the spec's fields and frequencies, or the error) as JSON on stdout.
 import { readFileSync } from "node:fs";
 import { ropeSpec, CALLABLES, LAYER_RULES, SpecError } from "../_ext/model_check/rope_spec.js";
+import { PARAMS } from "../_ext/model_check/config.js";
+import { FREQUENCIES } from "../_ext/model_check/scaling.js";
 import { headSource, layerPlan, warnings } from "../_ext/model_check/checks.js";
 
 const input = JSON.parse(readFileSync(0, "utf8"));
@@ -28,4 +30,5 @@ const results = input.cases.map(({ config: index, select, seq_len: seqLen, analy
     return res;
   }
 });
-process.stdout.write(JSON.stringify({ callables: Object.keys(CALLABLES), layer_rules: Object.keys(LAYER_RULES), results }));
+process.stdout.write(JSON.stringify({ callables: Object.keys(CALLABLES), params: Object.keys(PARAMS),
+  frequencies: Object.keys(FREQUENCIES), layer_rules: Object.keys(LAYER_RULES), results }));

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-import book_css  # noqa: E402
-import book_math  # noqa: E402
-import book_pages  # noqa: E402
-import book_plots  # noqa: E402
+import book_css
+import book_math
+import book_pages
+import book_plots
 
 EXTENSIONS = ("book_math", "book_css", "book_icons", "book_plots", "book_pages")
 

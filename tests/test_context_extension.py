@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from rope_edu import apply_rope, frequencies
+from rope_edu import frequencies
 from rope_edu import scaling as S
 from rope_edu.widgets import context_extension as ce
 from node_figure import call_js

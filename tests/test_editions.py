@@ -20,16 +20,17 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
+from rope_edu.i18n import HAN_RANGE
 
 sys.path.insert(0, str(ROOT / "scripts"))
-import i18n  # noqa: E402
+import i18n
 
 SKIP = {"search.html", "genindex.html", "index.html", "prf-prf.html"}   # generated: no page body
 
 
 def _pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html")
-                  if not p.relative_to(site).parts[0] in ("zh", "_static", "_sources", "_images")
+                  if p.relative_to(site).parts[0] not in ("zh", "_static", "_sources", "_images")
                   and p.name not in SKIP)
 
 
@@ -179,7 +180,7 @@ def test_chinese_labels_of_the_reader_notebooks():
     assert english.solution("1.2") == "Solution to Exercise 1.2"
 
 
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_CJK_RUN = re.compile(f"[{HAN_RANGE}]{{2,}}")
 
 
 def _markdown(nb: dict) -> str:
@@ -321,7 +322,7 @@ def test_every_chinese_chapter_page_is_at_least_95_percent_chinese(built_book):
     captions and table headers are Chinese. Prose only: code, maths, citations, the code's outputs,
     the folded checks and the link to the English page are not counted, nor an element whose prose
     is a name or two ("vLLM", "bfloat16")."""
-    cjk = re.compile(r"[\u4e00-\u9fff]")
+    cjk = re.compile(f"[{HAN_RANGE}]")
     english = re.compile(r"[A-Za-z]{2,}[\s,.;:'’-]+[A-Za-z]{2,}")
     low = {}
     for page in sorted((built_book / "zh" / "notebooks").glob("*.html")):
@@ -346,7 +347,7 @@ def test_every_chinese_chapter_page_is_at_least_95_percent_chinese(built_book):
     assert not low, low
 
 
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+_HAN = re.compile(f"[{HAN_RANGE}]")
 
 
 @pytest.mark.book

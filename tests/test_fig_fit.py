@@ -89,9 +89,11 @@ def test_every_figure_has_a_narrow_layout(fit):
 def test_figures_lay_out_again_when_the_window_resizes(fit):
     """Phone -> laptop -> phone and laptop -> phone -> laptop: each figure takes the layout it
     has when the page opens at that width, and fits."""
+    def same(a, b):
+        return [(x["name"], x["layout"], x["view"]) for x in a] == [(x["name"], x["layout"], x["view"]) for x in b]
+
     for stem, r in fit.items():
         for start, other in (("phone", "laptop"), ("laptop", "phone")):
-            same = lambda a, b: [(x["name"], x["layout"], x["view"]) for x in a] == [(x["name"], x["layout"], x["view"]) for x in b]
             assert same(r[f"{start} resized"], r[other]), (stem, start, r[f"{start} resized"], r[other])
             assert same(r[f"{start} back"], r[start]), (stem, start)
             for rep in r[f"{start} resized"] + r[f"{start} back"]:

@@ -24,7 +24,7 @@ def test_data_is_the_package_ids():
         p = mrope_position_ids(fig.layout(key, 2, 3, 2, 1.0), family=key, tokens_per_second=fig.TOKENS_PER_SECOND)
         np.testing.assert_array_equal(entry["ids"], p.position_ids)
         np.testing.assert_array_equal(entry["type"], p.token_type)
-    assert f"Qwen2.5-VL|1|1|1|0.5" in layouts and f"Qwen2-VL|1|1|1|0.5" not in layouts
+    assert "Qwen2.5-VL|1|1|1|0.5" in layouts and "Qwen2-VL|1|1|1|0.5" not in layouts
 
 
 @pytest.mark.parametrize("state", STATES[::5])

@@ -80,7 +80,9 @@ def test_moving_one_position_changes_every_plane_by_its_own_speed():
     for i, t in enumerate(THETA):  # the angle from k to q in plane i grows by θ_i
         pair = slice(2 * i, 2 * i + 2)
         norms = np.linalg.norm(fig.Q[pair]) * np.linalg.norm(fig.K[pair])
-        angle = lambda r: np.angle(complex(*fig.Q[pair]) * np.conj(complex(*fig.K[pair])) * np.exp(1j * r["relative"] * t))
+        def angle(r, pair=pair, t=t):
+            return np.angle(complex(*fig.Q[pair]) * np.conj(complex(*fig.K[pair])) * np.exp(1j * r["relative"] * t))
+
         assert np.cos(angle(a)) * norms == pytest.approx(a[f"c_{i}"], abs=1e-12)
         np.testing.assert_allclose(np.exp(1j * (angle(b) - angle(a))), np.exp(1j * t), atol=1e-12)
         assert a[f"c_{i}"] != pytest.approx(b[f"c_{i}"], abs=1e-4)
@@ -118,9 +120,9 @@ def test_javascript_compute_agrees_with_readouts():
     rng = np.random.default_rng(0)
     states = [dict(m=int(a), n=int(b), s=int(c)) for a, b, c in
               zip(rng.integers(0, 25, 200), rng.integers(0, 25, 200), rng.integers(0, 61, 200))]
-    out = call_js("relative_planes", "compute", [[st] for st in states], extra=[fig.data()])
-    for st, got in zip(states, out):
-        want = fig.readouts(**st)
+    out = call_js("relative_planes", "compute", [[state] for state in states], extra=[fig.data()])
+    for state, got in zip(states, out):
+        want = fig.readouts(**state)
         assert (got["mt"], got["nt"]) == (want["m_total"], want["n_total"])
         assert [p["c"] for p in got["planes"]] == pytest.approx([want[f"c_{i}"] for i in range(4)], abs=1e-12)
         assert got["score"] == pytest.approx(want["score"], abs=1e-12)

@@ -15,7 +15,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from rope_edu import i18n, plots
@@ -26,6 +25,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "_ext"))
 sys.path.insert(0, str(Path(__file__).parent))
 import i18n as tool  # noqa: E402  (scripts/i18n.py)
+import i18n_strings  # noqa: E402  (scripts/i18n_strings.py)
 
 CATALOG = json.loads((i18n.LOCALES / "zh_CN.json").read_text(encoding="utf-8"))
 
@@ -101,7 +101,7 @@ def test_core_js_wraps_chinese_between_characters():
                       'wrapWords("the outputs only move with their words", 12)]));')
     zh, en = lines
     assert "".join(zh).replace(" ", "") == "不加位置时变化为0（浮点舍入约1e−16，显示为0）：输出只是随词一起移动。"
-    assert all(sum(2 if re.match(r"[\u2e80-\u9fff\uff00-\uffef]", c) else 1 for c in line) <= 21 for line in zh)
+    assert all(sum(2 if re.match(f"[{i18n.CJK_RANGE}]", c) else 1 for c in line) <= 21 for line in zh)
     assert en == ["the outputs", "only move", "with their", "words"]
 
 
@@ -117,7 +117,7 @@ def test_live_widget_carries_the_catalog_of_its_language():
 
 def test_catalog_covers_what_the_figures_show():
     """The only check of the real catalog against the figures' code (about 1 s: it imports every figure)."""
-    problems = tool.figure_problems(CATALOG, i18n.english_strings(), i18n.template_keys(), tool.load_terms(ROOT))
+    problems = tool.figure_problems(CATALOG, i18n_strings.english_strings(), i18n_strings.template_keys(), tool.load_terms(ROOT))
     assert problems == []
 
 
@@ -135,7 +135,7 @@ def test_figure_problems_catch_missing_keys_placeholders_numbers_and_terms():
 
 
 def test_extraction_turns_template_literals_into_placeholders():
-    found = i18n._js_strings('text(g, 0, 0, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });\n'
+    found = i18n_strings.js_strings('text(g, 0, 0, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });\n'
                              'fig.readout("x", `turns${sub(i)}`, v, 2, `of ${n}`); // a comment, not a label\n'
                              'legend(svg, 1, 2, [["at least one full turn made (solid ring)", COLORS.q]]);')
     # a readout's label is drawn, its name is not
@@ -162,7 +162,7 @@ def test_extraction_finds_drawn_one_word_and_semicolon_strings_and_nothing_of_th
         'const x = name.replace(/ "[a-z]+"/, "");  // "a comment", not drawn\n'
         'const y = a / b; z(y / 2, "kept");\n'
     )
-    found = i18n._js_strings(source)
+    found = i18n_strings.js_strings(source)
     assert found == {"binary", "the whole colour pattern;", "Δrow", "tokens", "score", "start", "end", "query", "plain RoPE", "scaled",
                      "0 for every word:", "the outputs only", "words", "t (time)",
                      "The marker is (L, b): green where it holds; {0} fail."}, found

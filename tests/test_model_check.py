@@ -21,12 +21,13 @@ import shutil
 import subprocess
 import sys
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 from rope_edu import models as M
+from rope_edu.i18n import HAN_RANGE
+from rope_edu.models.spec import _as_dict
 from rope_edu.spec_export import callable_names, published_tables, registry, registry_json
 
 NODE_HARNESS = ROOT / "tests" / "model_check_node.mjs"
@@ -238,12 +239,12 @@ def sweep_configs() -> tuple[list, list[dict]]:
             config = S.tiny_config(cls, S.SWEEP_CONFIG.get(cand.name))
         except S.CannotCompare:
             continue
-        data = M._as_dict(config)
+        data = _as_dict(config)
         cases += _cases_of(configs, data, f"sweep {cand.name}")
         yarn = S.yarn_variant(cand) if cand.name not in S.SWEEP_SKIP else None
         for variant in S.SCALING_VARIANTS.get(cand.name, []) + ([yarn] if yarn else []):
             try:
-                varied = M._as_dict(S.tiny_config(cls, {**S.SWEEP_CONFIG.get(cand.name, {}), **variant}))
+                varied = _as_dict(S.tiny_config(cls, {**S.SWEEP_CONFIG.get(cand.name, {}), **variant}))
             except S.CannotCompare:
                 continue
             cases += _cases_of(configs, varied, f"sweep {cand.name} with {variant}")
@@ -264,6 +265,8 @@ def test_registry_is_json_and_names_only_implemented_callables():
     answer = run_node([], [])
     missing = sorted(set(callable_names(data)) - set(answer["callables"]))
     assert not missing, f"the registry names callables the JavaScript interpreter lacks: {missing}"
+    # the two lists of mirrored functions are the same (no twin left behind on either side)
+    assert sorted(answer["callables"]) == sorted(M.CALLABLES)
     assert set(data["families"]) == set(M.FAMILIES)
     # a row leaves out the fields equal to their default; with family_defaults it is the whole row
     fields = {f.name for f in dataclasses.fields(M.Family)}
@@ -274,12 +277,27 @@ def test_registry_is_json_and_names_only_implemented_callables():
     assert used <= set(data["layer_rules"]) == set(answer["layer_rules"])
 
 
+def test_every_rope_type_has_its_twin_in_the_interpreter():
+    """One entry per rope_type (rope_edu.models.ROPE_TYPES), enumerated against the JavaScript interpreter:
+    each entry's parameter reader is in config.js's PARAMS and its frequency function in scaling.js's
+    FREQUENCIES, under its Python name, and neither table holds a function no entry names."""
+    answer = run_node([], [])
+    readers = {t.read.__name__ for t in M.ROPE_TYPES.values()}
+    functions = {t.frequencies.__name__ for t in M.ROPE_TYPES.values()}
+    assert set(answer["params"]) == readers, "config.js PARAMS differs from the rope_types' readers"
+    assert set(answer["frequencies"]) == functions, "scaling.js FREQUENCIES differs from the rope_types' functions"
+    exported = registry()["rope_types"]
+    assert list(exported) == list(M.ROPE_TYPES) and all(name == t.name for name, t in M.ROPE_TYPES.items())
+    for name, entry in M.ROPE_TYPES.items():
+        assert exported[name]["read"] == entry.read.__name__ and exported[name]["frequencies"] == entry.frequencies.__name__
+
+
 def test_registry_refuses_what_it_cannot_export(monkeypatch):
-    """A callable in the registry must be a named function of rope_edu.models (the interpreter implements
-    it by that name); callable_names checks what it is given."""
+    """A callable in the registry must be one the interpreter mirrors (rope_edu.models.mirrored.CALLABLES:
+    it implements it by that name); callable_names checks what it is given."""
     row = M.FAMILIES["llama"]
     monkeypatch.setitem(M.FAMILIES, "llama", M.Family(**{**row.__dict__, "extra": lambda cfg, parts: {}}))
-    with pytest.raises(ValueError, match="named function of rope_edu.models"):
+    with pytest.raises(ValueError, match="rope_edu.models.mirrored.CALLABLES"):
         registry()
     monkeypatch.setitem(M.FAMILIES, "llama", M.Family(**{**row.__dict__, "default_theta": float("inf")}))
     with pytest.raises(ValueError, match="default_theta"):
@@ -288,6 +306,7 @@ def test_registry_refuses_what_it_cannot_export(monkeypatch):
         callable_names({"families": {}})
 
 
+@pytest.mark.slow
 def test_interpreter_matches_rope_spec_on_every_swept_and_published_config():
     """Same spec (or the same refusal) from Python and JavaScript for every case; for each config as a whole, the
     same warnings, layer plan and head_dim sentence from the page's checks.js and rope_edu.model_check (which
@@ -514,7 +533,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
         assert shown["rows"] == (spec.rotary_dim // 2 if spec.uses_rope else 0) or not spec.uses_rope, name
         if spec.uses_rope:
             # against plain RoPE at the same base (proportional RoPE: its pairs that turn, undivided)
-            plain = (M._proportional(spec.rotary_dim, spec.base, spec.rotating_pairs)[0] if spec.rotating_pairs
+            plain = (M.ROPE_TYPES["proportional"].frequencies(spec.rotary_dim, spec.base, {}, spec.rotating_pairs)[0] if spec.rotating_pairs
                      else M.RopeSpec(**{**spec.__dict__, "scaling": "default", "scaling_params": {}}).inv_freq())
             # a length-dependent scaling (LongRoPE, dynamic NTK) is shown at the maximum context, as checks.js's
             # contexts() finds it: the published extension or max_position_embeddings, at least the trained length
@@ -598,7 +617,7 @@ def test_page_opens_at_a_published_model_named_in_its_address(site_url, browser,
         page.close()
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN_RANGE}]")
 
 
 def test_chinese_page_speaks_chinese(site_url, browser, built_book):

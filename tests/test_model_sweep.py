@@ -38,7 +38,7 @@ import inspect
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,8 @@ transformers = pytest.importorskip("transformers")
 
 from rope_edu import models as M  # noqa: E402
 from rope_edu.models import rope_spec  # noqa: E402
+from rope_edu.models.registry import _WRAPPERS  # noqa: E402
+from rope_edu.models.spec import _REORDER  # noqa: E402
 
 
 MODELS = Path(transformers.__file__).parent / "models"
@@ -138,7 +140,7 @@ def tiny_config(config_cls, extra: dict[str, Any] | None = None):
     and its default is a number), and ``extra`` (from :data:`SWEEP_CONFIG`)."""
     try:
         default = config_cls().to_dict()
-    except Exception as exc:  # noqa: BLE001 - the reason is reported
+    except Exception as exc:  # the reason is reported
         raise CannotCompare(f"{config_cls.__name__}() does not build: {type(exc).__name__}: {exc}") from None
     kwargs = {k: v for k, v in TINY.items()
               if k in default and (default[k] is None or type(default[k]) is type(v))}
@@ -160,7 +162,7 @@ def tiny_config(config_cls, extra: dict[str, Any] | None = None):
     kwargs.update(extra or {})
     try:
         config = config_cls(**kwargs)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise CannotCompare(f"tiny {config_cls.__name__} does not build: {type(exc).__name__}: {exc}") from None
     return config
 
@@ -184,21 +186,21 @@ def run_family(cand: Candidate, variant: dict[str, Any] | None = None):
     ``variant``: config fields over the tiny config's (:data:`SCALING_VARIANTS`)."""
     try:
         mod = importlib.import_module(f"transformers.models.{cand.name}.modeling_{cand.name}")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise CannotCompare(f"import failed: {type(exc).__name__}: {exc}") from None
     model_cls = getattr(mod, cand.model_cls)
     config = tiny_config(model_cls.config_class, {**SWEEP_CONFIG.get(cand.name, {}), **(variant or {})})
     try:
         with torch.device("meta"):
             size = sum(p.numel() for p in model_cls(config).parameters())
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise CannotCompare(f"tiny {cand.model_cls} does not build: {type(exc).__name__}: {exc}") from None
     if size > MAX_PARAMETERS:
         raise CannotCompare(f"the tiny {cand.model_cls} still has {size:,} parameters (sizes the sweep does not set)")
     torch.manual_seed(0)
     try:
         model = model_cls(config).eval()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise CannotCompare(f"tiny {cand.model_cls} does not build: {type(exc).__name__}: {exc}") from None
     config._attn_implementation = "rope_sweep"
     for sub in model.modules():
@@ -211,7 +213,7 @@ def run_family(cand: Candidate, variant: dict[str, Any] | None = None):
         still = _forward(model, ids, np.zeros_like(POSITIONS))
     except CannotCompare:
         raise
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise CannotCompare(f"forward failed: {type(exc).__name__}: {str(exc)[:200]}") from None
     layers = {i: (moved[i][0], still[i][0], moved[i][1], still[i][1], moved[i][2]) for i in moved if i in still}
     # the factor each rotary module puts on cos and sin (per layer type where it keeps several): at
@@ -226,7 +228,7 @@ def run_family(cand: Candidate, variant: dict[str, Any] | None = None):
     if "mrope_section" in inspect.getsource(mod):
         try:
             layers_3d = _forward(model, ids, POSITIONS_3D)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise CannotCompare(f"forward with (3, batch, seq) positions failed: {type(exc).__name__}: "
                                 f"{str(exc)[:160]}") from None
     return config, layers, layers_3d, factors
@@ -334,7 +336,7 @@ def compare_layer(spec, moved: np.ndarray, still: np.ndarray, role: str = "query
     before[..., part] /= spec.attention_factor
     if spec.output_layout != spec.layout:
         # at position 0 such a family still reorders the rotated block: undo that to get its input
-        before[..., part] = M._REORDER[(spec.output_layout, spec.layout)](before[..., part])
+        before[..., part] = _REORDER[(spec.output_layout, spec.layout)](before[..., part])
     ours = _predict(spec, before, role, positions)
     # per pair (in the order the code writes them): |error| <= |pair| * (rtol * |angle| + atol), so that the
     # slow pairs, whose angles are small at these positions, are held to their own small tolerance
@@ -460,6 +462,7 @@ def summary() -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_sweep():
     """Every family, one after the other in one test (so that pytest-xdist cannot split the sweep):
     the summary is printed (``-s``; ``-rA`` shows it too), and checked:
@@ -533,6 +536,7 @@ def needs_yarn_forward(cand: Candidate) -> bool:
     return rotary_family(key, family, cand).get(("yarn", "v5"), ("cannot", ""))[0] != "agree"
 
 
+@pytest.mark.slow
 def test_sweep_with_a_yarn_block():
     """The families of :func:`needs_yarn_forward` again with a YaRN block: none is wrong (a family whose config
     class or code refuses YaRN cannot be compared; rope_spec may refuse with a message naming it).
@@ -708,7 +712,7 @@ def test_left_out_head_dim_gets_the_config_class_default(cand):
     for raw in variants:
         try:
             loaded = cls.from_dict(dict(raw))
-        except Exception as exc:  # noqa: BLE001 - the reason is reported
+        except Exception as exc:  # the reason is reported
             pytest.skip(f"{cls.__name__}.from_dict without head_dim fails: {type(exc).__name__}: {exc}")
         for i in range(getattr(config, "num_hidden_layers", None) or 1):
             want = rope_spec(loaded, layer=i)
@@ -748,7 +752,7 @@ def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
     vision or audio encoder's) is read by rope_spec or listed in UNSUPPORTED with its reason; this lists any that
     is neither. Packages whose rotary classes all belong to vision/audio encoders, or that define no causal-LM,
     generation or text-model class, are outside rope_spec (encoders, codecs, detectors)."""
-    known = set(M.MODEL_TYPES) | set(M._WRAPPERS) | set(M.UNSUPPORTED)
+    known = set(M.MODEL_TYPES) | set(_WRAPPERS) | set(M.UNSUPPORTED)
     neither = {name: sorted(types) for name, types, decoder, generative in _rotary_modules()
                if decoder and generative and not types & known}
     assert not neither, f"model types with a rotary embedding that rope_spec neither reads nor refuses with a reason: {neither}"
@@ -818,7 +822,7 @@ def rotary_module(mod, config):
                 and not re.search(r"Vision|Audio|Encoder|ViT", name)):
             try:
                 return cls(config)
-            except Exception as exc:  # noqa: BLE001 - the reason is reported
+            except Exception as exc:  # the reason is reported
                 errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:100]}")
     raise CannotCompare("; ".join(errors) or "no rotary class")
 
@@ -830,7 +834,7 @@ def _rotary_call(module, positions: np.ndarray, key: str | None):
     with torch.no_grad():
         try:
             out = module(x, pos, **kwargs)
-        except Exception:  # noqa: BLE001 - M-RoPE modules take (3, batch, seq) ids: text positions on every axis
+        except Exception:  # M-RoPE modules take (3, batch, seq) ids: text positions on every axis
             out = module(x, pos[None].expand(3, *pos.shape), **kwargs)
     return out if isinstance(out, tuple) else (out, None)
 
@@ -988,6 +992,7 @@ def rotary_families() -> list[tuple[str, M.Family, Candidate]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_scaling_type_against_the_rotary_module():
     """Every family rope_spec reads, with every scaling type transformers implements (and Hunyuan's NTK-alpha), in
     both schemas, against the family's own rotary module: none is wrong; rope_spec refuses only with a message

@@ -1112,7 +1112,9 @@ def test_families_are_data():
 def test_layer_rules_are_one_tagged_value_per_family():
     """Which layers rotate: one ``layers`` value per family, a tag of LAYER_RULES and its arguments, refused
     when the tag is unknown (the reader names the tags it knows)."""
+    from rope_edu.models.config import _Config
     from rope_edu.models.layers import LAYER_RULES, _rule
+    from rope_edu.models.reader import _read_family
 
     used = {}
     for f in M.FAMILIES.values():
@@ -1127,8 +1129,8 @@ def test_layer_rules_are_one_tagged_value_per_family():
     assert used["forced"] == ["cohere2_moe"]
     bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
     with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
-        M._read_family(bad, M._Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
-                       None, None)
+        _read_family(bad, _Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+                     None, None)
 
 
 def test_published_tables_are_json_rows_with_named_fields(tmp_path, monkeypatch):
@@ -1231,3 +1233,31 @@ def test_mrope_text_positions_per_batch_row():
         np.testing.assert_array_equal(spec.apply(x, pos), spec.apply(x, np.broadcast_to(pos, (3, batch, 7))))
     with pytest.raises(ValueError, match=r"shape \(3, 7\) with a batch of 3 is ambiguous"):
         spec.apply(np.zeros((3, 2, 7, 256)), np.zeros((3, 7)))
+
+
+def test_defaults_are_records_shown_as_sentences():
+    """_Config records what it fills in as Default records (field, value, source); RopeSpec.defaults shows
+    them as sentences; a field read again elsewhere is forgotten by name, and a derived config records
+    into the same list."""
+    from rope_edu.models.config import Default, _Config
+
+    cfg = _Config({"model_type": "llama"}, "llama")
+    assert cfg.default("rope_theta", 10000.0, "transformers' default_theta") == 10000.0
+    cfg.record("rope_scaling.factor", 32.0, "transformers' LongRoPE rule",
+               rule="max_position_embeddings / original_max_position_embeddings")
+    cfg.record("rope_scaling.truncate", False, "is not read: it is read from the top level", kind="unread")
+    assert cfg.records[0] == Default("rope_theta", 10000.0, "transformers' default_theta")
+    assert cfg.defaults == (
+        "rope_theta = 10000.0 (transformers' default_theta; the config does not state it)",
+        "rope_scaling.factor = max_position_embeddings / original_max_position_embeddings = 32.0 "
+        "(transformers' LongRoPE rule; the config does not state it)",
+        "rope_scaling.truncate = False is not read: it is read from the top level",
+    )
+    other = cfg.derive({"model_type": "llama", "head_dim": 64})
+    other.default("rope_interleave", True, "a config default")
+    assert cfg.records[-1].field == "rope_interleave" and other.records is cfg.records
+    cfg.forget("rope_scaling.factor")
+    assert [r.field for r in cfg.records] == ["rope_theta", "rope_scaling.truncate", "rope_interleave"]
+    spec = rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
+                      "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}})
+    assert "rope_scaling.beta_fast = 32.0 (transformers' YaRN default; the config does not state it)" in spec.defaults

@@ -101,7 +101,7 @@ def _phone_drawer(page, toggle: str, every_way: bool = True) -> list[str]:
         bad.append(f"{toggle} button is not a 44 px target: {box}")
 
     def settle(open_):  # the dialog's close event, and aria-expanded, come a task later
-        want = f"s.open && s.focusIn && s.expanded === 'true'" if open_ else "!s.open && s.focusOnButton && s.expanded === 'false'"
+        want = "s.open && s.focusIn && s.expanded === 'true'" if open_ else "!s.open && s.focusOnButton && s.expanded === 'false'"
         try:
             page.wait_for_function(f"(a) => {{ const s = ({_DRAWER_JS})(a); return {want}; }}",
                                    arg=[toggle, dialog_id], timeout=2_000)

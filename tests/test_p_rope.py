@@ -30,6 +30,7 @@ def test_p_rope_model_turns_only_the_fastest_pairs():
     assert T.TinyLM(cfg, "rope").blocks[0].inv_freq is None  # RoPE keeps its own code path
 
 
+@pytest.mark.slow
 def test_p_zero_is_nope_and_freezing_restores_the_model():
     cfg = T.ToyConfig(d_model=16, n_heads=2, n_layers=1, train_len=12, eval_lens=(12,))
     x, *_ = T.make_batch("shift", 2, 12, cfg.vocab, seed=3)

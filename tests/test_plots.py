@@ -9,11 +9,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from PIL import Image  # noqa: E402
+import numpy as np
+import pytest
+from PIL import Image
 
-from rope_edu import plots  # noqa: E402
+from rope_edu import plots
 
 
 def _line_figure():

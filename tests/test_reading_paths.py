@@ -3,17 +3,14 @@ the path's name, the step ("step 2 of 6") and links to the previous and next ste
 
 from __future__ import annotations
 
-import re
 import sys
-from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
 
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "_ext"))
-from reading_paths import read_paths  # noqa: E402
+from reading_paths import read_paths
 
 pytestmark = [pytest.mark.book]
 

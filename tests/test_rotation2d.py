@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import assume, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from rope_edu import rotation_matrix  # noqa: E402
-from rope_edu.widgets import rotation2d as r2d  # noqa: E402
+from rope_edu import rotation_matrix
+from rope_edu.widgets import rotation2d as r2d
 
 positions = st.integers(min_value=-1000, max_value=1000)
 thetas = st.floats(min_value=-2 * np.pi, max_value=2 * np.pi, allow_nan=False)

@@ -13,17 +13,17 @@ import pytest
 
 pytest.importorskip("torch")  # make check skips this file where torch is missing
 pytest.importorskip("transformers")
-import torch  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from transformers import LlamaConfig  # noqa: E402
-from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
-from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb  # noqa: E402
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transformers import LlamaConfig
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-import rope_edu  # noqa: E402
-from rope_edu import apply_rope, frequencies  # noqa: E402
-from rope_edu import scaling as S  # noqa: E402
-from rope_edu.widgets import context_extension as ce  # noqa: E402
+import rope_edu
+from rope_edu import apply_rope, frequencies
+from rope_edu import scaling as S
+from rope_edu.widgets import context_extension as ce
 
 FAST = settings(max_examples=30, deadline=None)
 # Agreement to 1e-6, relative (an absolute 1e-6 would say nothing about the slow pairs, whose

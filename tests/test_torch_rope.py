@@ -40,6 +40,7 @@ def random_tensor(shape, dtype=torch.float64, seed=0) -> torch.Tensor:
 # --- import cost --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_import_rope_edu_does_not_import_torch_and_torch_rope_does_not_compile():
     code = (
         "import sys, rope_edu, rope_edu.widgets\n"

@@ -70,6 +70,7 @@ def test_every_other_scheme_sees_the_order(scheme):
     assert (a - b).abs().max() > 1e-4
 
 
+@pytest.mark.slow
 def test_training_run_is_reproducible_and_well_formed():
     cfg = T.ToyConfig(d_model=16, n_heads=2, train_len=8, eval_lens=(8, 16), steps=4, batch=8, eval_batches=1)
     a = T.train_and_evaluate(cfg, "rope", 0)

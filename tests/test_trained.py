@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import trained_cache as cache_script  # noqa: E402
 import trained_context as context_script  # noqa: E402
+import trained_context_controls as controls_script  # noqa: E402
 import trained_layout as layout_script  # noqa: E402
 
 sys.path.pop(0)
@@ -47,6 +48,8 @@ CONTEXT_RUNS = ROOT / "rope_edu" / "data" / "trained_context.json"
 CONTEXT_RUNS_2048 = ROOT / "rope_edu" / "data" / "trained_context_2048.json"
 #: the same script at s = 4 over 32,768 tokens
 CONTEXT_RUNS_S4 = ROOT / "rope_edu" / "data" / "trained_context_s4.json"
+#: chapter 9's controls inside the trained length: YaRN's a and PI's fast pairs switched off
+CONTEXT_CONTROLS = ROOT / "rope_edu" / "data" / "trained_context_controls.json"
 
 
 @pytest.fixture(scope="module")
@@ -386,3 +389,23 @@ def test_bad_input(gguf_file, call, error, match):
 def test_bad_input_to_the_passes(model, torch_model, call, error, match):
     with pytest.raises(error, match=match):
         call(model, torch_model)
+
+
+def test_cached_context_controls_match_a_rerun_of_their_first_tokens(gguf_file):
+    """Three of the controls (one change each) rerun over their first 48 tokens; every run's frequencies
+    and attention factor are the script's."""
+    cached = json.loads(CONTEXT_CONTROLS.read_text(encoding="utf-8"))
+    assert cached["command"].startswith("python scripts/trained_context_controls.py")
+    head = np.asarray(cached["text"]["token_ids_head"][:48])
+    assert head.tolist() == context_script.text_tokens(48).tolist()
+    want = controls_script.variants(64, 1e5)
+    assert list(cached["runs"]) == list(want)
+    for name, run in cached["runs"].items():
+        np.testing.assert_allclose(run["inv_freq"], want[name][0], rtol=1e-12)
+        assert run["attention_factor"] == pytest.approx(want[name][1], rel=1e-12)
+    for name in ("YaRN s=4 frequencies, a = 1", "plain RoPE frequencies, YaRN s=4's a",
+                 "Position Interpolation on pairs 0-10 only, s=2"):
+        inv, a = want[name]
+        model = TorchLlama(trained.llama_from_gguf(*gguf_file, inv_freq=inv, attention_scaling=a))
+        ll = context_script.log_likelihoods(model, head)
+        np.testing.assert_allclose(cached["runs"][name]["log_likelihoods_head"][:47], ll, atol=1e-3)

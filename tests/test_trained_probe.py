@@ -176,6 +176,25 @@ def test_head_scores_are_the_rotated_dot_products():
     np.testing.assert_allclose(trained.head_scores(q, k, 0 * theta)[low], (q @ k.T / 4.0)[low], atol=1e-12)
 
 
+def test_pair_term_sizes_are_the_mean_size_of_one_pairs_part_of_the_scores():
+    """With every pair but one zeroed, a head's scores are that pair's term alone."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import trained_interventions as script
+
+    sys.path.pop(0)
+    rng = np.random.default_rng(4)
+    s, d, i = 12, 8, 2
+    q, k = rng.standard_normal((1, 2, s, d)), rng.standard_normal((1, 1, s, d))
+    q[..., [j for j in range(d) if j % (d // 2) != i]] = 0.0
+    theta = frequencies(d, 100.0)
+    sizes = script.pair_term_sizes({"q": q, "k": k}, theta)
+    keep = np.tril(np.ones((s, s), bool))
+    keep[:, 0] = False
+    want = np.mean([np.abs(trained.head_scores(q[0, h], k[0, 0], theta)[keep]).mean() for h in range(2)])
+    assert sizes[i] == pytest.approx(want, abs=1e-6)
+    assert np.allclose(np.delete(sizes, i), 0.0)
+
+
 def test_previous_token_use_of_a_perfect_and_a_blind_head():
     s = 9
     perfect = np.full((s, s), -np.inf)
@@ -253,7 +272,9 @@ def test_cached_interventions_match_a_rerun(loaded, rerun, interventions):
     theta = frequencies(config.head_dim, config.base).astype(np.float64)
     off = theta.copy()
     off[0] = 0.0
-    for name, th in (("trained", theta), ("pair 0 stopped", off), ("rotation removed", 0 * theta)):
+    p31 = trained.shifted_frequencies(config.head_dim, config.base, np.array([31]), np.array([0]))
+    for name, th in (("trained", theta), ("pair 0 stopped", off), ("rotation removed", 0 * theta),
+                     ("pair 31 given pair 0's change", p31)):
         got = trained.previous_token_use(trained.head_scores(q, k, th))
         for key in ("accuracy", "weight", "margin"):
             assert got[key] == pytest.approx(sl[name][key], abs=2e-3), (name, key)

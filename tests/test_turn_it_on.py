@@ -251,3 +251,13 @@ def test_kshift_replay_matches_the_measured_norm_growth():
     # grows by 1 + 0.1 ln s per shift; the fork's measurement (freq_scale 0.5) was 1.06931, 1.14342, 1.22270.
     a = S.yarn_attention_factor(2.0)
     np.testing.assert_allclose(a ** np.arange(1, 4), [1.06931, 1.14342, 1.22270], atol=5e-5)
+
+
+def test_nested_json_raises_the_nested_length():
+    # Chapter 14, section 6: the nested override states the new length inside text_config (without it vLLM since
+    # #56446 and SGLang take text_config.max_position_embeddings as already extended and refuse a longer context).
+    cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    blocks = [b for c in cells for b in re.findall(r"```json\n(.*?)```", "".join(c["source"]), flags=re.S)]
+    (text,) = [json.loads(b)["text_config"] for b in blocks if "text_config" in b]
+    block = text["rope_parameters"]
+    assert text["max_position_embeddings"] == block["factor"] * block["original_max_position_embeddings"]

@@ -231,17 +231,17 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
     reached.add(other);
     if (ropeType === stated && truthy(own(block, name))) ropeType = other;  // the code tests rope_parameters.get(name)
   }
-  const valid = allowed ? [...allowed] : Object.keys(reg.scalings).filter((t) => !reg.retyped_only.includes(t) || reached.has(t));
+  const valid = allowed ? [...allowed] : Object.keys(reg.rope_types).filter((t) => !reg.rope_types[t].retyped_only || reached.has(t));
   if (typeof ropeType !== "string" || !valid.includes(ropeType)) {
     throw valueError(`unknown ${where}.rope_type ${repr(ropeType)} for model_type ${repr(cfg.modelType)}; ` +
       `expected one of ${valid.map(repr).join(", ")}` + (note ? ` (${note})` : ""));
   }
-  const [method, reader] = reg.scalings[ropeType];
+  const reader = reg.rope_types[ropeType].read;
   if (!Object.prototype.hasOwnProperty.call(PARAMS, reader)) {
     throw new Error(`the registry names a parameter reader ${reader} that this interpreter does not implement`);
   }
   const params = PARAMS[reader](cfg, block, where, { topLevelFirst: topLevelOriginal, nested });
-  return { base: b, method, params, where, block: { ...block } };
+  return { base: b, method: ropeType, params, where, block: { ...block } };
 }
 
 export function fraction(cfg, rope, names, dflt, source) {
@@ -282,7 +282,7 @@ export function noPartial(cfg, rope) {
   }
 }
 
-/** The scaling types' parameter readers, by their Python names (rope_edu.models.config._SCALINGS). */
+/** The rope_types' parameter readers, by their Python names (RopeType.read in rope_edu.models.rope_types.ROPE_TYPES). */
 export const PARAMS = {
   _default_params, _linear_params, _dynamic_params, _yarn_params, _llama3_params, _longrope_params, _proportional_params,
   _ntk_alpha_params,

@@ -6,6 +6,7 @@ import {
   Config, PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
 } from "./config.js";
 import { knownTypes, layerTypes, noRopeReason, perLayer, ruleState, selectLayer, typeNames } from "./layers.js";
+import { FREQUENCIES } from "./scaling.js";
 
 function thetaDefault(family, layerType) {
   const d = family.default_theta;
@@ -271,7 +272,7 @@ export function readFamily(reg, family, cfg, layerType, layer) {
     if (assignment === "interleaved" && section[0] + section[1] + section[2] !== pairs) {
       const stated = section;
       section = interleavedSection(stated, pairs);
-      cfg.defaults.push(`${rope.where}.mrope_section ${listRepr(stated)} does not add up to rotary_dim // 2 = ${pairs}: ` +
+      cfg.defaults.push(`${rope.where}.mrope_section = ${listRepr(stated)} does not add up to rotary_dim // 2 = ${pairs}: ` +
         `as the family's code does, height takes pairs 1, 4, 7, ... below ${3 * stated[1]}, width 2, 5, 8, ... ` +
         `below ${3 * stated[2]}, time every other pair, which is the section ${listRepr(section)}`);
     }
@@ -416,9 +417,9 @@ function minimindYarn(cfg, block, b, dim) {
   return { base: b, method: "yarn", params, where, block };
 }
 
-/** Every callable the registry may name, by its Python name. */
+/** Every callable the registry may name, by its Python name (rope_edu.models.mirrored.CALLABLES, the same list). */
 export const CALLABLES = {
-  ...PARAMS, _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
+  ...PARAMS, ...FREQUENCIES, _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
 };
 
 export function call(name, ...args) {

@@ -19,7 +19,7 @@ export { SpecError, repr } from "./python.js";
 export { CALLABLES } from "./reader.js";
 export { LAYER_RULES } from "./layers.js";
 
-export const REGISTRY_VERSION = 3;
+export const REGISTRY_VERSION = 4;
 
 /** The registry with every family row completed from family_defaults (the export leaves default fields out). */
 function complete(reg) {
@@ -97,8 +97,7 @@ export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
 
 function makeSpec(reg, fields) {
   const spec = { ...fields };
-  const method = reg.methods[spec.scaling];
-  spec.depends_on_length = !!method && [...method.required, ...Object.keys(method.optional)].includes("seq_len");
+  spec.depends_on_length = reg.rope_types[spec.scaling].depends_on_length;
   /** Frequencies of the rotary_dim / 2 pairs (RopeSpec.inv_freq). */
   spec.inv_freq = (seqLen = null) => {
     if (!spec.uses_rope) throw valueError(`this layer uses no RoPE (uses_rope is False: a NoPE layer of ${repr(spec.family)}); it has no frequencies`);

@@ -1,6 +1,7 @@
 // Frequencies and attention factors of RoPE's scaling types: rope_edu.scaling (METHODS, scaled_frequencies
-// and the parameter checks of its _bind) and what rope_edu.models adds (proportional RoPE, Hunyuan's NTK-alpha, YaRN with
-// equal betas), interpreted in JavaScript. Which parameters each method takes comes from the registry.
+// and the parameter checks of its _bind) and the frequency functions of rope_edu.models.rope_types (ROPE_TYPES: one
+// per rope_type, FREQUENCIES here under the same names; proportional RoPE, Hunyuan's NTK-alpha, YaRN with equal
+// betas), interpreted in JavaScript. Which parameters each method takes comes from the registry.
 
 import { given, isInteger, isReal, positiveInt, checkChoice, repr, typeError, typeName, valueError } from "./python.js";
 
@@ -166,9 +167,25 @@ function ntkAlpha(dim, b, alpha) {
   return [plainFrequencies(dim, b * alpha ** (dim / (dim - 2))), 1];
 }
 
-export function frequencies(reg, method, dim, b, params, rotatingPairs) {
-  if (method === "proportional") return proportional(dim, b, rotatingPairs, params.factor ?? 1);
-  if (method === "ntk_alpha") return ntkAlpha(dim, b, params.alpha);
-  if (method === "yarn" && given(params.beta_fast) && params.beta_fast === params.beta_slow) return yarnEqualBetas(reg, dim, b, params);
-  return scaledFrequencies(reg, method, dim, b, params);
+/** The frequency functions of rope_edu.models.rope_types, by their Python names:
+ * (reg, dim, b, params, rotatingPairs) -> [inv_freq, attention_factor]. */
+export const FREQUENCIES = {
+  _default_frequencies: (reg, dim, b, p) => scaledFrequencies(reg, "default", dim, b, p),
+  _linear_frequencies: (reg, dim, b, p) => scaledFrequencies(reg, "linear", dim, b, p),
+  _dynamic_frequencies: (reg, dim, b, p) => scaledFrequencies(reg, "dynamic", dim, b, p),
+  _yarn_frequencies: (reg, dim, b, p) => (given(p.beta_fast) && p.beta_fast === p.beta_slow
+    ? yarnEqualBetas(reg, dim, b, p) : scaledFrequencies(reg, "yarn", dim, b, p)),
+  _llama3_frequencies: (reg, dim, b, p) => scaledFrequencies(reg, "llama3", dim, b, p),
+  _longrope_frequencies: (reg, dim, b, p) => scaledFrequencies(reg, "longrope", dim, b, p),
+  _proportional_frequencies: (reg, dim, b, p, rotatingPairs) => proportional(dim, b, rotatingPairs, p.factor ?? 1),
+  _ntk_alpha_frequencies: (reg, dim, b, p) => ntkAlpha(dim, b, p.alpha),
+};
+
+/** The frequencies of rope_type `ropeType` (RopeType.frequencies of its entry in the registry's rope_types). */
+export function frequencies(reg, ropeType, dim, b, params, rotatingPairs) {
+  const name = reg.rope_types[ropeType].frequencies;
+  if (!Object.prototype.hasOwnProperty.call(FREQUENCIES, name)) {
+    throw new Error(`the registry names a frequency function ${name} that this interpreter does not implement`);
+  }
+  return FREQUENCIES[name](reg, dim, b, params, rotatingPairs);
 }

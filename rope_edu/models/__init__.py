@@ -12,8 +12,8 @@ names its RoPE fields (``rope_parameters``, flat or nested by layer type, or ``r
 ``rope_theta``, ``rotary_pct``, ``rotary_dim``, ``qk_rope_head_dim``, ``no_rope_layers``, ...) and
 what its code in Hugging Face ``transformers`` (pinned 5.24.0 in ``requirements.txt``) does with
 them: how many coordinates of a head rotate and where they sit, which coordinates form a pair (the
-book's layouts, :data:`rope_edu.LAYOUTS`), the frequencies (every scaling method is an entry of
-:data:`rope_edu.scaling.METHODS`, plus :data:`EXTRA_SCALINGS`), the factor on cos and sin, and
+book's layouts, :data:`rope_edu.LAYOUTS`), the frequencies (one entry of :data:`ROPE_TYPES` per
+``rope_type``, most of them :mod:`rope_edu.scaling`'s methods), the factor on cos and sin, and
 which layers use RoPE at all. One standard reader turns a row and a configuration into a
 :class:`RopeSpec`; only GPT-J/CodeGen and MiniMind have readers of their own. Families of the
 installed ``transformers`` that rope_spec refuses are listed, with what is missing, in
@@ -23,13 +23,17 @@ installed ``transformers`` layer by layer. This package imports neither ``transf
 
 The package, one concern per module:
 
-* :mod:`.config`: reading a configuration (fields, bases, one parameter reader per scaling type);
+* :mod:`.config`: reading a configuration (fields, bases, rotated fractions);
+* :mod:`.rope_types`: :data:`ROPE_TYPES`, one entry per ``rope_type`` (its parameter reader and its
+  frequency function);
 * :mod:`.family` and :mod:`.layers`: the :class:`Family` record and the layer rules (one tagged value
   per family, one dispatch table, :data:`~rope_edu.models.layers.LAYER_RULES`);
 * :mod:`.registry`: :data:`FAMILIES` and the tables beside it, data only;
 * :mod:`.reader`: the standard reader of a row, and the functions rows name;
 * :mod:`.spec`: :class:`RopeSpec` and :func:`rope_spec`;
-* :mod:`.published`: :data:`PUBLISHED` and :data:`PUBLISHED_2025`, read from ``rope_edu/data/*.json``.
+* :mod:`.published`: :data:`PUBLISHED` and :data:`PUBLISHED_2025`, read from ``rope_edu/data/*.json``;
+* :mod:`.mirrored`: :data:`CALLABLES`, the functions the "Check your model" page's JavaScript
+  interpreter implements under the same names.
 
 What ``transformers`` 5.24 does silently, and what rope_spec does about it:
 
@@ -59,27 +63,16 @@ that names the field.
 
 from __future__ import annotations
 
-# The public names, and the private ones the page's registry export (rope_edu.spec_export) and the tests
-# read: every function a registry row names must be an attribute of this package under its own name.
-from .config import (  # noqa: F401
-    _HF_THETA, _RETYPED_ONLY, _SCALINGS, _Config, _default_params, _dynamic_params, _linear_params, _llama3_params,
-    _longrope_params, _ntk_alpha_params, _proportional_params, _Rope, _yarn_params,
-)
 from .family import QK_NORM, Family
-from .layers import _LOCAL_GLOBAL  # noqa: F401
 from .layers import LAYER_RULES, NOT_ATTENTION, LayerRule
+from .mirrored import CALLABLES
 from .published import PUBLISHED, PUBLISHED_2025, Published
-from .reader import (  # noqa: F401
-    _beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra, _read_family, _read_gptj,
-    _read_minimind,
-)
-from .registry import _FLAT_WRAPPERS, _WRAPPERS  # noqa: F401
 from .registry import FAMILIES, MODEL_TYPES, UNSUPPORTED
-from .spec import _REORDER, _as_dict, _frequencies, _proportional  # noqa: F401
-from .spec import EXTRA_SCALINGS, RopeSpec, rope_spec
+from .rope_types import ROPE_TYPES, RopeType
+from .spec import RopeSpec, rope_spec
 
 __all__ = [
-    "EXTRA_SCALINGS",
+    "CALLABLES",
     "FAMILIES",
     "LAYER_RULES",
     "NOT_ATTENTION",
@@ -91,6 +84,8 @@ __all__ = [
     "Family",
     "LayerRule",
     "Published",
+    "ROPE_TYPES",
     "RopeSpec",
+    "RopeType",
     "rope_spec",
 ]

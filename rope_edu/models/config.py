@@ -1,10 +1,11 @@
 """Reading a configuration: the fields a family's RoPE reads, with errors that name the field.
 
-:class:`_Config` wraps a config dict and records every default it uses; :func:`_read_rope` reads one
-layer type's base, scaling type and scaling parameters (one parameter reader per ``rope_type`` in
-:data:`_SCALINGS`: a new scaling rule goes there, with its frequencies in :mod:`rope_edu.scaling`);
-:func:`_fraction` and :func:`_rotated` read how much of a head rotates. Nothing here knows a family:
-:mod:`.reader` passes each family's data in.
+:class:`_Config` wraps a config dict and records every default it uses (and, through
+:meth:`_Config.class_default`, reads the family row's ``class_defaults``); :func:`_rope_block` finds
+the RoPE block and :func:`_theta` the base; :func:`_fraction` and :func:`_rotated` read how much of a
+head rotates. The parameters of each ``rope_type`` are read by its entry of
+:data:`~rope_edu.models.rope_types.ROPE_TYPES`. No family is named here: :mod:`.reader` passes each
+family's data in.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -20,15 +21,68 @@ import numpy as np
 _HF_THETA = 10000.0
 
 
+@dataclass(frozen=True)
+class Default:
+    """A value the reader filled in for a field the config leaves out, or a stated value the family's
+    code does not read: one line of :attr:`RopeSpec.defaults` (``str(record)``).
+
+    Attributes
+    ----------
+    field : str
+        The field, as the line names it (``"rope_theta"``, ``"rope_scaling.beta_fast"``).
+    value : Any
+        The value used (``kind`` "default", "fixed"), or the stated value left unread ("unread").
+    source : str
+        Where the value comes from (``"transformers' YaRN default"``); for "unread", what happens to
+        the stated value and why (``"is not read: ..."``, ``"is ignored: ..."``); for "fixed", why,
+        in parentheses.
+    kind : {"default", "unread", "fixed"}
+        "fixed": the config class fixes the value for some layers, whatever the config states.
+    rule : str
+        For a default computed from other fields: how (``"max_position_embeddings"``).
+    """
+
+    field: str
+    value: Any
+    source: str
+    kind: str = "default"
+    rule: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "unread":
+            return f"{self.field} = {self.value!r} {self.source}"
+        if self.kind == "fixed":
+            return f"{self.field} = {self.value!r}, no scaling {self.source}"
+        rule = f"{self.rule} = " if self.rule else ""
+        return f"{self.field} = {rule}{self.value!r} ({self.source}; the config does not state it)"
+
 
 class _Config:
-    """A configuration as a dict: errors name the field, used defaults are recorded."""
+    """A configuration as a dict: errors name the field, used defaults are recorded (:class:`Default`)."""
 
-    def __init__(self, data: Mapping[str, Any], model_type: str, family: Any = None) -> None:
+    def __init__(self, data: Mapping[str, Any], model_type: str, family: Any = None,
+                 records: list[Default] | None = None) -> None:
         self.data = data
         self.model_type = model_type
         self.family = family  # the Family row being read (its class_defaults)
-        self.defaults: list[str] = []
+        self.records: list[Default] = [] if records is None else records
+
+    @property
+    def defaults(self) -> tuple[str, ...]:
+        """The records as :attr:`RopeSpec.defaults` shows them, in the order they were made."""
+        return tuple(str(r) for r in self.records)
+
+    def record(self, field: str, value: Any, source: str, *, kind: str = "default", rule: str = "") -> None:
+        """Record a :class:`Default`."""
+        self.records.append(Default(field, value, source, kind, rule))
+
+    def forget(self, field: str) -> None:
+        """Drop the records of ``field`` (a value read again from another field)."""
+        self.records[:] = [r for r in self.records if r.field != field]
+
+    def derive(self, data: Mapping[str, Any]) -> _Config:
+        """The same config with ``data`` instead (per-layer overrides), recording into the same records."""
+        return _Config(data, self.model_type, self.family, self.records)
 
     def has(self, name: str) -> bool:
         return self.data.get(name) is not None
@@ -43,7 +97,7 @@ class _Config:
         """The field's value, or ``value`` (a default documented by ``source``), recorded."""
         if self.data.get(name) is not None:
             return self.data[name]
-        self.defaults.append(f"{name} = {value!r} ({source}; the config does not state it)")
+        self.record(name, value, source)
         return value
 
     def class_default(self, name: str) -> Any:
@@ -99,9 +153,8 @@ def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> t
         if value is None:
             continue
         if name in ignored:
-            cfg.defaults.append(f"{name} = {value!r} is not read: {label}'s config class keeps {name} as a field of "
-                                "its own and never moves it into rope_parameters, so its code uses plain RoPE at "
-                                "rope_theta")
+            cfg.record(name, value, f"is not read: {label}'s config class keeps {name} as a field of its own and "
+                       "never moves it into rope_parameters, so its code uses plain RoPE at rope_theta", kind="unread")
             continue
         if not isinstance(value, Mapping):
             raise TypeError(f"{name} must be a dict, got {value!r} of type {type(value).__name__}")
@@ -126,8 +179,8 @@ def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> t
         # rope_parameters): what only rope_parameters states is not read, and the base comes from the top level
         # or the config class's default
         for k in sorted(set(b1) - set(b2)):
-            cfg.defaults.append(f"{n1}.{k} = {b1[k]!r} is not read: transformers 5 keeps {n2} alone when a config "
-                                f"has both (and transformers 4 never reads {n1})")
+            cfg.record(f"{n1}.{k}", b1[k], f"is not read: transformers 5 keeps {n2} alone when a config has both "
+                       f"(and transformers 4 never reads {n1})", kind="unread")
         return b2, n2
     return blocks[0][1], blocks[0][0]
 
@@ -145,7 +198,7 @@ def _theta(cfg: _Config, block: Mapping[str, Any], where: str, keys: Sequence[st
         return _base(value, name)
     if default is None:
         raise ValueError(f"the {cfg.model_type!r} config is missing the field {name0!r} (the RoPE base)")
-    cfg.defaults.append(f"{name0} = {default!r} ({source}; the config does not state it)")
+    cfg.record(name0, default, source)
     return default
 
 
@@ -175,166 +228,9 @@ def _original_length(cfg: _Config, block: Mapping[str, Any], where: str, *, top_
     # transformers' standardize_rope_params: defaults to max_position_embeddings for llama3/yarn/longrope
     value = cfg.require("max_position_embeddings", f" (needed because {where} does not state "
                                                    "original_max_position_embeddings)")
-    cfg.defaults.append(
-        f"{where}.original_max_position_embeddings = max_position_embeddings = {value!r} "
-        "(transformers' standardize_rope_params; the config does not state it)"
-    )
+    cfg.record(f"{where}.original_max_position_embeddings", value, "transformers' standardize_rope_params",
+               rule="max_position_embeddings")
     return value
-
-
-# One function per scaling type: the parameters rope_edu.scaling.scaled_frequencies takes.
-def _default_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    return {}
-
-
-def _linear_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    return {"factor": _param(block, "factor", where)}
-
-
-def _dynamic_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    # transformers' dynamic NTK measures lengths against config.max_position_embeddings (not
-    # original_max_position_embeddings): scale = factor * seq_len / max_position_embeddings - (factor - 1).
-    return {
-        "factor": _param(block, "factor", where),
-        "original_max_position_embeddings": cfg.require(
-            "max_position_embeddings", " (dynamic NTK rescales past max_position_embeddings)"
-        ),
-    }
-
-
-def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False, **_: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {
-        "factor": _param(block, "factor", where),
-        "original_max_position_embeddings": _original_length(cfg, block, where),
-    }
-    # transformers: `rope_parameters.get("beta_fast") or 32`, `... or 1`, truncate defaults to True
-    for name, default in (("beta_fast", 32.0), ("beta_slow", 1.0)):
-        if block.get(name):
-            params[name] = block[name]
-        else:
-            cfg.defaults.append(f"{where}.{name} = {default!r} (transformers' YaRN default; the config does not state it)")
-    if nested:
-        # transformers' YaRN reads `config.rope_parameters.get("truncate", True)`: with parameters nested
-        # by layer type that is the outer dict, so a per-layer-type truncate is never read (nor a flat
-        # v4 rope_scaling's, once the config class has nested it: OLMo 3)
-        outer = cfg.data.get("rope_parameters")
-        truncate = outer.get("truncate", True) if isinstance(outer, Mapping) and block is not outer else True
-        if block.get("truncate") is not None and block["truncate"] != truncate:
-            cfg.defaults.append(f"{where}.truncate = {block['truncate']!r} is not read: transformers' YaRN reads "
-                                f"truncate from the top level of rope_parameters ({truncate!r})")
-        params["truncate"] = truncate
-    elif block.get("truncate") is not None:
-        params["truncate"] = block["truncate"]
-    else:
-        cfg.defaults.append(f"{where}.truncate = True (transformers' YaRN default; the config does not state it)")
-    if block.get("attention_factor") is not None:
-        params["attention_factor"] = block["attention_factor"]
-    # transformers uses mscale / mscale_all_dim only when both are set and non-zero
-    if block.get("mscale") and block.get("mscale_all_dim"):
-        params["mscale"], params["mscale_all_dim"] = block["mscale"], block["mscale_all_dim"]
-    return params
-
-
-def _llama3_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    return {
-        "factor": _param(block, "factor", where),
-        "low_freq_factor": _param(block, "low_freq_factor", where),
-        "high_freq_factor": _param(block, "high_freq_factor", where),
-        "original_max_position_embeddings": _original_length(cfg, block, where),
-    }
-
-
-def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: bool = False, **_: Any) -> dict[str, Any]:
-    original = _original_length(cfg, block, where, top_level_first=top_level_first)
-    params: dict[str, Any] = {
-        "short_factor": tuple(_param(block, "short_factor", where)),
-        "long_factor": tuple(_param(block, "long_factor", where)),
-        "original_max_position_embeddings": original,
-    }
-    if block.get("factor") is not None:
-        params["factor"] = block["factor"]
-    else:
-        # transformers (_compute_longrope_parameters): factor = max_position_embeddings / original
-        mpe = cfg.require("max_position_embeddings", f" (LongRoPE's factor is max_position_embeddings / "
-                                                     f"original_max_position_embeddings when {where} has no factor)")
-        params["factor"] = _positive_int(mpe, "max_position_embeddings") / _positive_int(
-            original, "original_max_position_embeddings")
-        cfg.defaults.append(
-            f"{where}.factor = max_position_embeddings / original_max_position_embeddings = {params['factor']!r} "
-            "(transformers' LongRoPE rule; the config does not state it)"
-        )
-    if block.get("attention_factor") is not None:
-        params["attention_factor"] = block["attention_factor"]
-    return params
-
-
-def _proportional_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    # transformers: `rope_parameters.get("factor", 1.0)` divides every frequency
-    if block.get("factor") is None:
-        return {}
-    return {"factor": block["factor"]}
-
-
-def _ntk_alpha_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    # Hunyuan: a "dynamic" block with a truthy alpha stretches the base to rope_theta * alpha**(d / (d - 2)),
-    # d = config.head_dim, the same at every length. transformers' validation of "dynamic" still requires
-    # factor, which this type never uses; without head_dim the code fails.
-    factor = _param(block, "factor", where)
-    cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; "
-                            "without it transformers fails)")
-    cfg.defaults.append(f"{where}.factor = {factor!r} is not used: with alpha = {block['alpha']!r} the code stretches "
-                        "the base (NTK-alpha) instead of dynamic NTK")
-    return {"alpha": _param(block, "alpha", where)}
-
-
-#: transformers' ``rope_type`` -> (key of rope_edu.scaling.METHODS or :data:`EXTRA_SCALINGS`, parameter reader).
-_SCALINGS: dict[str, tuple[str, Callable[..., dict[str, Any]]]] = {
-    "default": ("default", _default_params),
-    "linear": ("linear", _linear_params),
-    "dynamic": ("dynamic", _dynamic_params),
-    "yarn": ("yarn", _yarn_params),
-    "llama3": ("llama3", _llama3_params),
-    "longrope": ("longrope", _longrope_params),
-    "proportional": ("proportional", _proportional_params),
-    "ntk_alpha": ("ntk_alpha", _ntk_alpha_params),
-}
-
-#: Types of :data:`_SCALINGS` a config reaches only through a family's ``retype`` (Hunyuan's "dynamic" with
-#: alpha): a config that states them is refused, as transformers' validation refuses it.
-_RETYPED_ONLY = frozenset({"ntk_alpha"})
-
-
-def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), default_theta: float | None = _HF_THETA,
-               theta_source: str = "transformers' default_theta", block: dict | None = None, where: str | None = None,
-               rename: Mapping[str, str] | None = None, allowed: Sequence[str] | None = None,
-               top_level_original: bool = False, nested: bool = False,
-               retype: Mapping[str, tuple[str, str]] | None = None, note: str = "") -> _Rope:
-    if block is None:
-        block, where = _rope_block(cfg)
-    assert where is not None
-    base = _theta(cfg, block, where, theta_keys, default_theta, theta_source)
-    if block.get("rope_type") is None:
-        rope_type = "default"
-        if block:  # transformers: rope_type defaults to "default"
-            cfg.defaults.append(f"{where}.rope_type = 'default' (transformers' default; the config does not state it)")
-    else:
-        rope_type = block["rope_type"]
-    if isinstance(rope_type, str) and rename and rope_type in rename:
-        rope_type = rename[rope_type]
-    reached = set()
-    for stated, (name, new) in (retype or {}).items():
-        reached.add(new)
-        if rope_type == stated and block.get(name):  # the code tests `rope_parameters.get(name)`
-            rope_type = new
-    valid = list(allowed) if allowed is not None else [t for t in _SCALINGS if t not in _RETYPED_ONLY or t in reached]
-    if not isinstance(rope_type, str) or rope_type not in valid:
-        raise ValueError(
-            f"unknown {where}.rope_type {rope_type!r} for model_type {cfg.model_type!r}; "
-            f"expected one of {', '.join(repr(v) for v in valid)}" + (f" ({note})" if note else "")
-        )
-    method, reader = _SCALINGS[rope_type]
-    params = reader(cfg, block, where, top_level_first=top_level_original, nested=nested)
-    return _Rope(base, method, params, where, dict(block))
 
 
 def _fraction(cfg: _Config, rope: _Rope, names: Sequence[str], default: float | None, source: str) -> tuple[float, str]:
@@ -356,7 +252,7 @@ def _fraction(cfg: _Config, rope: _Rope, names: Sequence[str], default: float | 
     if default is None:
         raise ValueError(f"the {cfg.model_type!r} config is missing the field {names[0]!r}")
     if default != 1.0:
-        cfg.defaults.append(f"{names[0]} = {default!r} ({source}; the config does not state it)")
+        cfg.record(names[0], default, source)
     return default, names[0]
 
 

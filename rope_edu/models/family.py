@@ -188,7 +188,7 @@ class Family:
 
     def theta_default(self, layer_type: str | None) -> float:
         if isinstance(self.default_theta, Mapping):
-            if layer_type in self.default_theta:
+            if layer_type is not None and layer_type in self.default_theta:
                 return float(self.default_theta[layer_type])
             return float(self.default_theta["*"])
         return float(self.default_theta)

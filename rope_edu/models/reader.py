@@ -4,8 +4,10 @@
 ``read`` of its own: which layers the selection covers and whether they rotate (:mod:`.layers`),
 their RoPE parameters (:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
 what the family's attention adds (the ``extra`` functions below). GPT-J/CodeGen and MiniMind have
-readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter implements each
-function here under the same name (``_ext/model_check/reader.js``).
+readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter follows this module
+in ``_ext/model_check/reader.js``, function by function, camelCased (``_rope_for`` is ``ropeFor``);
+the functions a row names (an ``extra``, a ``read``) keep their Python names there, as listed in
+:data:`rope_edu.models.mirrored.CALLABLES`.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import math
 from typing import Any, Mapping, Sequence
 
 from ..multidim import mrope_axes
-from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _read_rope, _Rope,
-                     _rope_block, _rotated, _split_heads)
+from ..scaling import yarn_softmax_scale
+from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _Rope, _rope_block,
+                     _rotated, _split_heads)
 from .family import Family
 from .layers import (_LOCAL_GLOBAL, NOT_ATTENTION, _select_layer, known_types, layer_types, no_rope_reason, per_layer,
                      rule_state, type_names)
+from .rope_types import _read_rope
 
 
 #: The key of a layer outside a family's ``scaling_layers`` (:func:`_layer_kind`, :func:`_rope_for`).
@@ -74,13 +78,13 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
             continue
         default = family.theta_default(key)
         if _base(value, name) != default:
-            cfg.defaults.append(f"{name} = {value!r} is ignored: {family.label}'s config class drops that keyword and "
-                                f"keeps its default base {default!r}, which its code then uses")
+            cfg.record(name, value, f"is ignored: {family.label}'s config class drops that keyword and keeps its "
+                       f"default base {default!r}, which its code then uses", kind="unread")
 
 
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
-    common = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
+    common: dict[str, Any] = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
                   retype=family.retype, note=family.scalings_note)
     source = f"{family.label} config default_theta"
     if key == _UNSCALED:
@@ -116,8 +120,8 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         stated = [k for k in family.theta_keys if cfg.has(k)]
         note = (f" (it ignores {stated[0]} = {cfg.data[stated[0]]!r} for them)" if stated
                 and float(cfg.data[stated[0]]) != base else "")
-        cfg.defaults.append(f"{key} layers: rope_theta = {base!r}, no scaling ({family.label} config class; a flat "
-                            f"rope_theta/rope_scaling reaches {', '.join(family.flat_types)} layers only){note}")
+        cfg.record(f"{key} layers: rope_theta", base, f"({family.label} config class; a flat rope_theta/rope_scaling "
+                   f"reaches {', '.join(family.flat_types)} layers only){note}", kind="fixed")
         return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
     block, where = _rope_block(cfg, family.ignored_scaling, family.label)
     _dropped_theta(family, cfg, block, where, key)
@@ -127,8 +131,7 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         return _read_rope(cfg, theta_keys=keys, block=block, where=where,
                           default_theta=family.theta_default(key), theta_source=source, nested=True, **common)
     if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
-        cfg.defaults.append(f"rope_parameters = {dict(family.default_block)!r} ({family.label} config default; "
-                            "the config does not state it)")
+        cfg.record("rope_parameters", dict(family.default_block), f"{family.label} config default")
         block = {**family.default_block, **block}
     keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
     return _read_rope(cfg, theta_keys=keys, block=block, where=where,
@@ -171,7 +174,7 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
         if stated and int(head_dim * fraction) != legacy:
             raise ValueError(f"the config states {family.rotary_dim_key} = {legacy} and {label} = {fraction} "
                              f"(= {int(head_dim * fraction)} of head_dim {head_dim} dims); they must agree")
-        cfg.defaults[:] = [d for d in cfg.defaults if not d.startswith(f"{label} = ")]
+        cfg.forget(label)
         fraction, label = legacy / head_dim, family.rotary_dim_key
     if rope.method == "proportional":
         # Gemma 4's global layers: the table covers the whole head (pairs (i, i + head_dim/2)); the
@@ -238,7 +241,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         chosen = [(i, t) for i, t in enumerate(types) if layer_type is None or t == layer_type]
     else:
         chosen = [(None, layer_type)]
-    kinds = {}
+    kinds: dict[tuple[bool, str | None, str], list[int | None]] = {}
     for i, t in chosen:
         if (per_type or family.rope_types is not None) and t is None:
             raise ValueError(
@@ -276,16 +279,15 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         section = rope.block.get("mrope_section")
         if section is None:
             section = default_section
-            cfg.defaults.append(f"{rope.where}.mrope_section = {list(default_section)} (the family's rotary "
-                                "embedding default; the config does not state it)")
+            cfg.record(f"{rope.where}.mrope_section", list(default_section), "the family's rotary embedding default")
         pairs = parts["rotary_dim"] // 2
         mrope_axes(section)  # a section's checks: 3 non-negative integers, not all zero
         if assignment == "interleaved" and sum(section) != pairs:
             stated, section = section, _interleaved_section(section, pairs)
-            cfg.defaults.append(
-                f"{rope.where}.mrope_section {list(stated)} does not add up to rotary_dim // 2 = {pairs}: as the "
-                f"family's code does, height takes pairs 1, 4, 7, ... below {3 * stated[1]}, width 2, 5, 8, ... "
-                f"below {3 * stated[2]}, time every other pair, which is the section {list(section)}")
+            cfg.record(f"{rope.where}.mrope_section", list(stated),
+                       f"does not add up to rotary_dim // 2 = {pairs}: as the family's code does, height takes "
+                       f"pairs 1, 4, 7, ... below {3 * stated[1]}, width 2, 5, 8, ... below {3 * stated[2]}, "
+                       f"time every other pair, which is the section {list(section)}", kind="unread")
         if mrope_axes(section, assignment=assignment).size != pairs:
             raise ValueError(f"{rope.where}.mrope_section {list(section)} must add up to "
                              f"rotary_dim // 2 = {pairs} (the family's code splits the pairs by it)")
@@ -306,7 +308,7 @@ def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str 
     if family.type_head is None or cfg.data.get("per_layer_config") is not None:
         return cfg
     types = {t for _, t in chosen}
-    hit = types & set(family.type_head)
+    hit = {t for t in types if t is not None and t in family.type_head}
     if not hit:
         return cfg
     if len(types) > 1:
@@ -315,9 +317,7 @@ def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str 
     (layer_type,) = hit
     name, default = family.type_head[layer_type]
     value = _positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
-    out = _Config({**cfg.data, "head_dim": value}, cfg.model_type, cfg.family)
-    out.defaults = cfg.defaults
-    return out
+    return cfg.derive({**cfg.data, "head_dim": value})
 
 
 def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
@@ -333,9 +333,7 @@ def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
         raise ValueError("per_layer_config gives the selected layers different settings; pass layer=index")
     if not found[0]:
         return cfg
-    out = _Config({**cfg.data, **found[0]}, cfg.model_type, cfg.family)
-    out.defaults = cfg.defaults
-    return out
+    return cfg.derive({**cfg.data, **found[0]})
 
 
 # --- what some attention layers add (shared rules) -------------------------------------------------
@@ -368,8 +366,7 @@ def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     if not parts["uses_rope"] or rope.method == "default" or not all_dim:
         return {}
     factor = float(_param(rope.block, "factor", rope.where))
-    m = 1.0 if factor <= 1 else 0.1 * float(all_dim) * math.log(factor) + 1.0
-    return {"softmax_scale_factor": m * m}
+    return {"softmax_scale_factor": 1.0 if factor <= 1 else yarn_softmax_scale(factor, all_dim)}
 
 
 def _query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:

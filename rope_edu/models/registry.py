@@ -9,6 +9,7 @@ the rows name the few functions of :mod:`.reader` a family's attention needs.
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Any
 
 from .family import Family
 from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
@@ -35,7 +36,7 @@ _DSV4_NOTE = ("its compressor also appends compressed key entries, each rotated 
               "position of its window; the attention output is rotated back by -m theta (keys are values)")
 _MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
 # MLA families whose attention always reads interleaved pairs and writes them back half-split
-_MLA_INTERLEAVED = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
+_MLA_INTERLEAVED: dict[str, Any] = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
 # Gemma 4's config classes give full-attention layers head_dim = global_head_dim (default 512)
 _GLOBAL_HEAD = MappingProxyType({"full_attention": ("global_head_dim", 512)})
 # Qwen3-Next / Qwen3.5 without layer_types: every full_attention_interval-th layer attends, the others are linear

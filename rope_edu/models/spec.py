@@ -2,14 +2,13 @@
 
 :func:`rope_spec` finds the family (through a multimodal wrapper's ``text_config`` where there is one),
 runs its reader (:func:`~rope_edu.models.reader._read_family` or the family's own) and checks the
-result; :class:`RopeSpec` computes the frequencies (:mod:`rope_edu.scaling`, plus the cases below),
-rotates queries and keys as the family's code does, and describes itself.
+result; :class:`RopeSpec` computes the frequencies (its ``rope_type``'s entry of
+:data:`~rope_edu.models.rope_types.ROPE_TYPES`), rotates queries and keys as the family's code
+does, and describes itself.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -20,82 +19,11 @@ from .._checks import as_real_array, check_choice, check_int, finite_float64, fl
 from ..attention import power_scale
 from ..multidim import apply_mrope
 from ..rope import LAYOUTS, apply_rope, layout_permutation
-from ..scaling import METHODS, scaled_frequencies
-from .config import _Config, _positive_int, _Rope
+from .config import _Config, _Rope
 from .family import QK_NORM
 from .reader import _read_family
 from .registry import _FLAT_WRAPPERS, _WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
-
-
-# --- frequencies beyond rope_edu.scaling --------------------------------------------------------
-
-
-def _proportional(dim: int, base: float, pairs: int | None, factor: float = 1.0) -> tuple[np.ndarray, float]:
-    """Proportional RoPE: pairs ``0..pairs-1`` at ``base**(-2i/dim)``, the others 0; all divided by ``factor``."""
-    pairs = dim // 2 if pairs is None else pairs
-    inv = np.zeros(dim // 2)
-    inv[:pairs] = base ** (-2.0 * np.arange(pairs) / dim)
-    factor = float(factor)
-    if not math.isfinite(factor) or factor <= 0:
-        raise ValueError(f"factor must be a finite real number > 0 for proportional RoPE, got {factor}")
-    return inv / factor, 1.0
-
-
-def _ntk_alpha(dim: int, base: float, alpha: Any) -> tuple[np.ndarray, float]:
-    """Hunyuan's NTK-alpha: plain RoPE at base ``base * alpha**(dim / (dim - 2))``, at every length."""
-    from ..scaling import frequencies
-
-    if (isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not math.isfinite(alpha)
-            or alpha <= 0):
-        raise ValueError(f"alpha must be a finite real number > 0 (NTK-alpha stretches the base by "
-                         f"alpha**(d / (d - 2))), got {alpha!r}")
-    if dim <= 2:
-        raise ValueError(f"NTK-alpha divides by d - 2: it needs more than 2 rotated dims, got {dim}")
-    return frequencies(dim, base * float(alpha) ** (dim / (dim - 2))), 1.0
-
-
-def _yarn_equal_betas(dim: int, base: float, params: Mapping[str, Any]) -> tuple[np.ndarray, float]:
-    """YaRN with ``beta_fast == beta_slow`` (Kimi K2's released config: both 1), which transformers
-    accepts: the ramp has zero width, widened by 0.001 as in its code, so pairs below the boundary
-    keep their frequency and the others are divided by the factor."""
-    from ..scaling import _correction_index, frequencies
-
-    factor = float(params["factor"])
-    length = _positive_int(params["original_max_position_embeddings"], "original_max_position_embeddings")
-    edge = _correction_index(float(params["beta_fast"]), dim, base, length)
-    start, end = edge, edge
-    if params.get("truncate", True):
-        start, end = math.floor(edge), math.ceil(edge)
-    start, end = max(start, 0), min(end, dim - 1)
-    if start == end:
-        end += 0.001
-    keep = 1.0 - np.clip((np.arange(dim // 2) - start) / (end - start), 0.0, 1.0)
-    theta = frequencies(dim, base)
-    # the attention factor does not depend on the betas: take it from the standard method
-    other = {**params, "beta_fast": float(params["beta_slow"]) + 1.0}
-    _, attention_factor = scaled_frequencies("yarn", dim, base, **other)
-    return theta / factor * (1.0 - keep) + theta * keep, attention_factor
-
-
-def _frequencies(method: str, dim: int, base: float, params: Mapping[str, Any],
-                 rotating_pairs: int | None = None) -> tuple[np.ndarray, float]:
-    """:func:`rope_edu.scaling.scaled_frequencies`, plus the methods and cases it does not cover."""
-    if method == "proportional":
-        return _proportional(dim, base, rotating_pairs, **params)
-    if method == "ntk_alpha":
-        return _ntk_alpha(dim, base, **params)
-    if method == "yarn" and params.get("beta_fast") is not None and params.get("beta_fast") == params.get("beta_slow"):
-        return _yarn_equal_betas(dim, base, params)
-    return scaled_frequencies(method, dim, base, **params)
-
-
-#: Scaling types :func:`rope_spec` reads that :data:`rope_edu.scaling.METHODS` does not list.
-EXTRA_SCALINGS: dict[str, str] = {
-    "proportional": "Gemma 4's global layers: the first partial_rotary_factor of the pairs turn at frequencies "
-                    "over the whole head, the rest not at all; every frequency divided by factor (default 1)",
-    "ntk_alpha": "Hunyuan's rope_type 'dynamic' with alpha: plain RoPE at base rope_theta * alpha**(d / (d - 2)), "
-                 "d = head_dim, the same at every length",
-}
+from .rope_types import ROPE_TYPES
 
 
 # --- the spec ---------------------------------------------------------------------------------
@@ -144,7 +72,7 @@ class RopeSpec:
     base : float
         The RoPE base :math:`b` (``rope_theta``).
     scaling : str
-        Key in :data:`rope_edu.scaling.METHODS`.
+        The ``rope_type``: a key of :data:`~rope_edu.models.rope_types.ROPE_TYPES`.
     scaling_params : mapping
         Its parameters (``seq_len`` excluded: :meth:`apply` computes it).
     attention_factor : float
@@ -231,8 +159,7 @@ class RopeSpec:
     @property
     def depends_on_length(self) -> bool:
         """True when the frequencies change with the sequence length (dynamic NTK, LongRoPE)."""
-        method = METHODS.get(self.scaling)
-        return method is not None and "seq_len" in (*method.required, *method.optional)
+        return ROPE_TYPES[self.scaling].depends_on_length
 
     def _frequencies(self, seq_len: int | None) -> tuple[np.ndarray, float]:
         if not self.uses_rope:
@@ -250,7 +177,7 @@ class RopeSpec:
             params["seq_len"] = seq_len
         elif seq_len is not None:
             check_int(seq_len, "seq_len", 1)
-        return _frequencies(self.scaling, self.rotary_dim, self.base, params, self.rotating_pairs)
+        return ROPE_TYPES[self.scaling].frequencies(self.rotary_dim, self.base, params, self.rotating_pairs)
 
     def inv_freq(self, seq_len: int | None = None) -> np.ndarray:
         """Frequencies :math:`\\theta_i` of the ``rotary_dim // 2`` pairs, in radians per position.
@@ -344,6 +271,8 @@ class RopeSpec:
                 f"x.shape[-1] must be head_dim = {self.head_dim} for this {self.family!r} spec, got {x.shape[-1]}"
             )
         if self.mrope_section is not None:
+            if self.mrope_assignment is None:
+                raise ValueError("an M-RoPE spec (mrope_section set) needs its mrope_assignment")
             positions = _mrope_text_rows(positions, x.shape[0], x.shape[2])
             inv_freq, factor = self._frequencies(seq_len)
             part = slice(self.rotary_offset, self.rotary_offset + self.rotary_dim)
@@ -567,8 +496,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     # the frequencies and attention factor as the model holds them after loading (checks every value;
     # dynamic NTK at its own original length is plain RoPE)
     extra = {"seq_len": rope.params["original_max_position_embeddings"]} if rope.method == "dynamic" else {}
-    _, attention_factor = _frequencies(rope.method, rotary_dim, rope.base, {**rope.params, **extra},
-                                       parts.get("rotating_pairs"))
+    _, attention_factor = ROPE_TYPES[rope.method].frequencies(rotary_dim, rope.base, {**rope.params, **extra},
+                                                               parts.get("rotating_pairs"))
     return RopeSpec(
         family=family.key,
         model_type=model_type,

@@ -47,6 +47,8 @@ NOSCRIPT = "Interactive figure: it needs JavaScript."
 STATIC_ENV = "ROPE_EDU_STATIC"
 
 #: Folder of the figures' ES modules, the shared ``core.js``, ``loader.js`` and ``figures.css``.
+# A real path, not an importlib.resources Traversable: the book's build serves these files and
+# globs the folder, and the package is installed as files (never zipped).
 JS_DIR = Path(__file__).with_name("js")
 
 
@@ -195,7 +197,8 @@ class Control:
             for attr in ("min", "max", "step"):
                 if not isinstance(getattr(self, attr), numbers.Real):
                     raise ValueError(f"Control {self.name!r}: a range needs a numeric {attr}")
-            if not (self.min <= self.value <= self.max) or self.step <= 0:
+            lo, hi, step = self.bounds
+            if not (lo <= self.value <= hi) or step <= 0:
                 raise ValueError(
                     f"Control {self.name!r}: need min <= value <= max and step > 0, got "
                     f"min={self.min}, value={self.value}, max={self.max}, step={self.step}"
@@ -209,9 +212,16 @@ class Control:
             raise ValueError(f"Control {self.name!r}: a checkbox value must be True or False")
 
     @property
+    def bounds(self) -> tuple[float, float, float]:
+        """A slider's ``(min, max, step)`` (numbers, checked when the control is made)."""
+        if self.min is None or self.max is None or self.step is None:
+            raise ValueError(f"Control {self.name!r}: a range needs a numeric min, max and step")
+        return self.min, self.max, self.step
+
+    @property
     def integer(self) -> bool:
         """A slider over integers (value, min and step all integral)."""
-        return self.kind == "range" and all(float(v).is_integer() for v in (self.value, self.min, self.step))
+        return self.kind == "range" and all(float(v).is_integer() for v in (self.value, *self.bounds[::2]))
 
     def coerce(self, value: Any) -> Any:
         """``value`` checked against this control (type, range, options) and converted."""
@@ -226,9 +236,10 @@ class Control:
             return option
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise TypeError(f"{self.name} must be a real number, got {value!r} of type {type(value).__name__}")
-        if not (self.min <= value <= self.max):
+        lo, hi, _ = self.bounds
+        if not (lo <= float(value) <= hi):
             raise ValueError(f"{self.name} must lie in [{self.min}, {self.max}] (the slider's range), got {value}")
-        return int(value) if self.integer else float(value)
+        return int(float(value)) if self.integer else float(value)
 
     def spec(self) -> dict[str, Any]:
         """JSON description the browser builds the control from."""

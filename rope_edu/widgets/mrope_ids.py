@@ -88,7 +88,7 @@ def _key(family: str, rows: int, cols: int, frames: int, seconds: str) -> str:
 @lru_cache(maxsize=1)
 def _table() -> dict[str, dict[str, Any]]:
     out = {}
-    ranges = {c.name: range(int(c.min), int(c.max) + 1) for c in CONTROLS if c.kind == "range"}
+    ranges = {c.name: range(int(c.bounds[0]), int(c.bounds[1]) + 1) for c in CONTROLS if c.kind == "range"}
     for label, key in FAMILIES.items():
         for rows, cols, frames in itertools.product(ranges["rows"], ranges["cols"], ranges["frames"]):
             # the seconds control changes nothing but Qwen2.5-VL's time ids: one entry serves the others

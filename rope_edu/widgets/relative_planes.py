@@ -95,7 +95,8 @@ def data() -> dict[str, Any]:
         axis that every state fits in.
     """
     by_name = {c.name: c for c in CONTROLS}
-    reach = int(max(by_name["m"].max - by_name["n"].min, by_name["n"].max - by_name["m"].min))
+    (m_lo, m_hi, _), (n_lo, n_hi, _) = by_name["m"].bounds, by_name["n"].bounds
+    reach = int(max(m_hi - n_lo, n_hi - m_lo))
     partial = [np.cumsum(contributions(r, 0)) for r in range(-reach, reach + 1)]
     return {"theta": frequencies(DIM, BASE), "q": Q, "k": K, "bound": float(np.abs(partial).max())}
 

@@ -1,0 +1,50 @@
+"""The functions the "Check your model" page's JavaScript interpreter mirrors, by name.
+
+The page (``book/model_check.md``, ``_ext/model_check/``) reads a ``config.json`` in the reader's
+browser with a JavaScript twin of :func:`~rope_edu.models.rope_spec`. The data it reads is exported
+from the package (:func:`rope_edu.spec_export.registry`); a function in that data (a family row's
+``extra`` or ``read``, a ``rope_type``'s parameter reader or frequency function) is exported by
+name, and the interpreter has a twin under the same name (its own ``CALLABLES``, in
+``_ext/model_check/reader.js``, with the parameter readers in ``config.js`` and the frequency
+functions in ``scaling.js``). :data:`CALLABLES` is that list on the Python side: a row or an entry
+may name only a function listed here, and ``tests/test_model_check.py`` requires the two lists to be
+the same.
+
+A new function a row names (an ``extra`` in :mod:`.reader`, say) is added here and in the
+interpreter, by the same name.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
+                     _read_gptj, _read_minimind)
+from .rope_types import ROPE_TYPES
+
+__all__ = ["CALLABLES", "callable_name"]
+
+_ROWS: tuple[Callable[..., Any], ...] = (
+    # a family's ``extra``: what its attention adds to the spec
+    _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra,
+    # a family's own ``read``
+    _read_gptj, _read_minimind,
+)
+
+#: Python name -> function, for every function the interpreter implements under that name: the
+#: functions family rows name, then each ``rope_type``'s reader and frequency function.
+CALLABLES: Mapping[str, Callable[..., Any]] = MappingProxyType({
+    fn.__name__: fn
+    for fn in (*_ROWS, *(f for entry in ROPE_TYPES.values() for f in (entry.read, entry.frequencies)))
+})
+
+
+def callable_name(fn: Callable[..., Any], where: str) -> str:
+    """The name under which the interpreter implements ``fn`` (its Python name), or ``ValueError``
+    naming ``where`` when ``fn`` is not in :data:`CALLABLES`."""
+    name = getattr(fn, "__name__", None)
+    if not isinstance(name, str) or CALLABLES.get(name) is not fn:
+        raise ValueError(f"{where}: a function in the page's registry must be one the interpreter mirrors, "
+                         f"listed in rope_edu.models.mirrored.CALLABLES; got {fn!r}")
+    return name
