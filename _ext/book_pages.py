@@ -161,7 +161,11 @@ _ZH_ATTRIBUTES = {
     "Launch on Binder": "在 Binder 中打开", "Colab logo": "Colab 标志", "Binder logo": "Binder 标志",
     "Download this page": "下载本页", "Download source file": "下载源文件", "Download notebook file": "下载笔记本文件",
     "Print to PDF": "打印为 PDF", "Fullscreen mode": "全屏模式", "Edit this page": "编辑本页",
+    "列印成 PDF": "打印为 PDF",   # sphinx-book-theme's zh_CN catalog has the Taiwanese wording
 }
+#: The themes' visible Chinese text, as mainland typography writes it: the footer's date sentence ends
+#: with "。", not ".".
+_ZH_TEXTS = [(re.compile(r"(最后更新于 [^<]*?日)\."), r"\1。")]
 _ZH_ATTRIBUTE = re.compile(r'\b(aria-label|title|placeholder|data-bs-title|alt)="(%s)"'
                            % "|".join(sorted(map(re.escape, _ZH_ATTRIBUTES), key=len, reverse=True)))
 
@@ -174,6 +178,7 @@ def _fixes(language: str | None) -> list[tuple[re.Pattern, str]]:
              for pattern, replacement in _PAGE_FIXES]
     if zh:
         fixes.append((_ZH_ATTRIBUTE, lambda m: f'{m.group(1)}="{_ZH_ATTRIBUTES[m.group(2)]}"'))
+        fixes += _ZH_TEXTS
     return fixes
 
 

@@ -18,6 +18,7 @@ reader notebooks are untouched.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 
@@ -61,9 +62,57 @@ def _visit_group(self, node: check_group) -> None:
     self.body.append(f'<details class="rope-checks">\n<summary>{mark}{escape(label)}</summary>\n')
 
 
+#: A verdict as ``rope_edu.verify`` prints it: "checked: <claim>", then what it measured, if anything
+#: ("; max error 4e-16 (allowed 1e-12)", "; max relative error ...", "; exact").
+_VERDICT = re.compile(r"^checked: (?P<claim>.*?)(?:; (?P<details>(?:max error|max relative error|exact)\b.*))?$", re.S)
+#: What it measured, in Chinese: each part of the details (", " between them).
+_DETAILS_ZH = ((re.compile(r"^max relative error (\S+) \(allowed (\S+)\)$"), r"最大相对误差 \1（允许 \2）"),
+               (re.compile(r"^max error (\S+) \(allowed (\S+)\)$"), r"最大误差 \1（允许 \2）"),
+               (re.compile(r"^max error (\S+)$"), r"最大误差 \1"),
+               (re.compile(r"^exact$"), "完全相等"))
+
+
+def split_verdict(text: str) -> tuple[str | None, str]:
+    """(the claim, what was measured) of a verdict line; (None, "") for text that is not one."""
+    m = _VERDICT.match(text)
+    return (m["claim"], m["details"] or "") if m else (None, "")
+
+
+def verdict_html(text: str, language: str | None = "en", claims: dict[str, str] | None = None) -> str:
+    """A verdict as the fold shows it (HTML): as printed in English; in Chinese "已检查：" with the claim
+    through ``claims`` (the outputs catalog: English claim -> translation; a claim it lacks stays
+    English, marked so) and what was measured in Chinese."""
+    claim, details = split_verdict(text)
+    if not (language or "en").startswith("zh") or claim is None:
+        return escape(text)
+    said = (claims or {}).get(claim)
+    out = "已检查：" + (escape(said) if said else f'<span lang="en">{escape(claim)}</span>')
+    if details:
+        parts = []
+        for part in details.split(", "):
+            for pattern, zh in _DETAILS_ZH:
+                if pattern.match(part):
+                    part = pattern.sub(zh, part)
+                    break
+            parts.append(part)
+        out += "；" + escape("，".join(parts))
+    return out
+
+
+def _claims(app: Sphinx) -> dict[str, str]:
+    """The outputs catalog of the edition (the checks' claims among its messages; {} in English)."""
+    try:
+        from editions import output_catalog
+    except ImportError:
+        return {}
+    return output_catalog(app)[1]
+
+
 def _visit_item(self, node: check_item) -> None:
     if node["verdicts"]:
-        lines = "".join(f'<span class="rope-verdict">{escape(v)}</span>' for v in node["verdicts"])
+        claims = _claims(self.builder.app) if (self.config.language or "en").startswith("zh") else {}
+        lines = "".join(f'<span class="rope-verdict">{verdict_html(v, self.config.language, claims)}</span>'
+                        for v in node["verdicts"])
     else:
         lines = f'<span class="rope-code-label">{escape(node["label"])}</span>'
     self.body.append(f'<details class="rope-check">\n<summary><span class="rope-check-lines">{lines}</span></summary>\n')

@@ -45,10 +45,36 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
             label = "Read this page in English" if lang == "en" else ZH_LINK
             switch.append(f'<a class="rope-edition" href="{escape(local)}" hreflang="{lang}" lang="{lang}">{label}</a>')
     context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(links)
+    line = f'<p class="rope-editions" style="text-align: right; margin: 0">{" ".join(switch)}</p>\n'
+    if pagename in GENERATED:
+        # the search and index pages have no page body: their switcher goes in after the build
+        app.rope_generated_switchers = {**getattr(app, "rope_generated_switchers", {}), pagename: line}
+        return
     body = context.get("body", "")
     if mine == "zh-CN" and pagename == GLOSSARY:
         body = _with_terms(body, Path(app.srcdir) / TERMS)
-    context["body"] = f'<p class="rope-editions" style="text-align: right; margin: 0">{" ".join(switch)}</p>\n' + body
+    context["body"] = line + body
+
+
+#: The pages Sphinx writes from its own templates, and where their switcher goes (before the first match).
+GENERATED = {"search": '<div class="bd-search-container">', "genindex": '<h1 id="index">'}
+
+
+def add_switcher(html: str, pagename: str, line: str) -> str:
+    """A generated page's HTML (``search``, ``genindex``) with the switcher ``line`` before its heading."""
+    anchor = GENERATED[pagename]
+    if 'class="rope-editions"' in html or anchor not in html:
+        return html
+    return html.replace(anchor, line + anchor, 1)
+
+
+def _switch_generated_pages(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    for pagename, line in getattr(app, "rope_generated_switchers", {}).items():
+        path = Path(app.outdir) / f"{pagename}.html"
+        if path.is_file():
+            path.write_text(add_switcher(path.read_text(encoding="utf-8"), pagename, line), encoding="utf-8")
 
 
 #: The English pages' link to the Chinese edition ("this page in Chinese"), drawn with the site's own
@@ -103,21 +129,61 @@ TERMS = Path("locales") / "zh_CN" / "terms.csv"
 
 
 def terms_table(path: Path) -> str:
-    """The term table (``locales/zh_CN/terms.csv``) as an HTML section: Chinese, English, usage."""
+    """The term table (``locales/zh_CN/terms.csv``) as an HTML section: Chinese, English, other names
+    in use (which the Chinese search also takes for the book's term), usage."""
     import csv
 
     with open(path, encoding="utf-8", newline="") as f:
         rows = sorted(csv.DictReader(f), key=lambda r: r["english"].lower())
     cells = "\n".join(
         f'<tr><td lang="zh-CN">{escape(r["chinese"])}</td><td lang="en">{escape(r["english"])}</td>'
+        f'<td lang="zh-CN">{escape("、".join(variants(r)))}</td>'
         f'<td lang="zh-CN">{escape(r.get("note") or "")}</td></tr>' for r in rows)
     return (
         '<section id="terms-table" lang="zh-CN">\n<h2>术语对照表<a class="headerlink" href="#terms-table" title="链接到此标题">#</a></h2>\n'
         "<p>全书译文统一使用下表中的中文术语（由 <code>scripts/i18n.py check</code> 检查）。"
-        "苏剑林的科学空间（kexue.fm）与 d2l-zh 用法一致时从之；两者不同之处在“说明”一栏注明。</p>\n"
-        '<div class="pst-scrollable-table-container"><table class="table">\n<caption>术语对照表：中文、英文与用法说明</caption>\n'
-        '<thead><tr><th scope="col">中文</th><th scope="col">English</th><th scope="col">说明</th></tr></thead>\n'
+        "苏剑林的科学空间（kexue.fm）与 d2l-zh 用法一致时从之；两者不同之处在“说明”一栏注明。"
+        "“也作”一栏是其他资料的常见写法，在本站搜索它们，与搜索本书的术语相同。</p>\n"
+        '<div class="pst-scrollable-table-container"><table class="table">\n<caption>术语对照表：中文、英文、其他写法与用法说明</caption>\n'
+        '<thead><tr><th scope="col">中文</th><th scope="col">English</th><th scope="col">也作</th><th scope="col">说明</th></tr></thead>\n'
         f"<tbody>\n{cells}\n</tbody></table></div>\n</section>\n")
+
+
+def variants(row: dict) -> list[str]:
+    """A term table row's other names in use (its "variants" cell, separated by "；")."""
+    return [v.strip() for v in re.split(r"[；;]", row.get("variants") or "") if v.strip()]
+
+
+def search_synonyms(path: Path) -> dict[str, str]:
+    """What the Chinese search takes for the book's terms, from the term table: each row's other
+    names (基数 -> 底数, 长度外推 -> 外推) and its English term, lower-cased (base -> 底数, token -> 词元)
+    where the Chinese term is a word the index can hold (two characters or more: not 键 for key)."""
+    import csv
+
+    out: dict[str, str] = {}
+    with open(path, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            zh = row["chinese"].strip()
+            for name in variants(row):
+                out[name.lower()] = zh
+            if len(re.findall(r"[\u4e00-\u9fff]", zh)) >= 2:
+                out.setdefault(row["english"].strip().lower(), zh)
+    return out
+
+
+def search_code(synonyms: dict[str, str] | None) -> str:
+    """The code a site's language_data.js gets: the snippets without the edition switcher and, on
+    the Chinese site (``synonyms`` given), its query splitter with ``synonyms`` (_ext/search/)."""
+    import json
+
+    code = (SEARCH_JS / "snippet.js").read_text(encoding="utf-8")
+    if synonyms is None:
+        return code
+    split = (SEARCH_JS / "split_zh.js").read_text(encoding="utf-8")
+    return split.replace("/*SYNONYMS*/{}", json.dumps(synonyms, ensure_ascii=False, sort_keys=True)) + "\n" + code
+
+
+SEARCH_JS = Path(__file__).parent / "search"
 
 
 def _with_terms(body: str, path: Path) -> str:
@@ -280,6 +346,8 @@ class _OutputTexts(SphinxTransform):
                 text = translate_tables(raw.astext(), messages)
                 raw[:] = [nodes.Text(text)]
                 raw.rawsource = text
+        # the checks' verdicts (_ext/check_folds.py translates their claims through the same catalog)
+        found = found or any("checked: " in block.astext() for block in self.document.findall(nodes.literal_block))
         if found:   # the page is read again when the catalog changes
             self.env.note_dependency(str(path))
 
@@ -320,10 +388,11 @@ def _index_terms_inside_terms() -> None:
     jieba's dictionary, 正弦位置编码 is one word, and ``cut_for_search`` adds only its two- and
     three-character parts (正弦, 位置, 编码): a search for 位置编码 missed a page that says only
     正弦位置编码. The page's words now also include each term of the dictionary found inside a
-    longer word."""
+    longer word. The query side: each site's language_data.js gets :func:`search_code` (the Chinese
+    one its query splitter, with the term table's synonyms from the ``terms`` search option)."""
     import os
 
-    from sphinx.search import zh
+    from sphinx.search import en, zh
 
     if getattr(zh.SearchChinese, "_rope_terms_inside", False):
         return
@@ -337,6 +406,9 @@ def _index_terms_inside_terms() -> None:
             with open(path, encoding="utf-8") as f:
                 words = {line.split()[0] for line in f if line.strip()}
         self._rope_terms = sorted(words)
+        # the query is cut as the index was (its words, the term table's synonyms): language_data.js
+        terms = options.get("terms")
+        self.js_splitter_code = search_code(search_synonyms(Path(terms)) if terms and os.path.isfile(terms) else {})
 
     def split_with_terms(self, text: str) -> list[str]:
         words = split(self, text)
@@ -344,6 +416,7 @@ def _index_terms_inside_terms() -> None:
         return words + [t for w in words if len(w) > 3 for t in terms if t != w and t in w]
 
     zh.SearchChinese.init = init_with_terms
+    en.SearchEnglish.js_splitter_code = search_code(None)
     zh.SearchChinese.split = split_with_terms
     zh.SearchChinese._rope_terms_inside = True
 
@@ -361,6 +434,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _add_link_font)
     app.connect("build-finished", _write_link_font)
     app.connect("doctree-resolved", _keep_punctuation_with_maths)
+    app.connect("build-finished", _switch_generated_pages)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -59,11 +59,14 @@ def config(root: Path, *, gettext: bool = False) -> dict:
         # the Chinese reader notebooks, opened by the Chinese pages' Colab and Binder buttons
         "reader_notebooks_edition": f"{SUBDIR}/",
         # jieba splits the text into words for the search index; it knows the book's terms
-        # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs
-        "html_search_options": {"dict": str((root / SEARCH_DICT).resolve())},
+        # (位置编码, 外推, ...) from the term table, else it cuts them into characters or pairs; the
+        # query is cut the same way, with the table's other names for its terms (_ext/editions.py)
+        "html_search_options": {"dict": str((root / SEARCH_DICT).resolve()), "terms": str((root / TERMS).resolve())},
         # sphinx-togglebutton's hint on proofs, solutions and other dropdowns
         "togglebutton_hint": "点击展开",
         "togglebutton_hint_hide": "点击收起",
+        # the footer's date: 2026 年 12 月 2 日 (Sphinx's Chinese default pads: 12 月 02 日)
+        "html_last_updated_fmt": "%Y 年 %-m 月 %-d 日",
     })
     cfg["title"] = "RoPE 旋转位置编码：从第一性原理讲起"
     cfg["author"] = "rope-edu 作者"  # the footer's "By ..." and copyright line
@@ -191,9 +194,25 @@ def output_messages(page: str) -> list[tuple[str, str]]:
     return [(kind, html.unescape(text).strip()) for kind, text in found if text and text.strip()]
 
 
+_FOLDED_VERDICT = re.compile(r'<span class="rope-verdict">(.*?)</span>', re.S)
+
+
+def check_claims(page: str) -> list[str]:
+    """The claims of the folded checks of a built English page (``checked: <claim>; max error ...``:
+    what ``rope_edu.verify`` was told it checks), in page order; the Chinese build shows them through
+    the outputs catalog (_ext/check_folds.py)."""
+    import html
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from check_folds import split_verdict
+
+    claims = [split_verdict(html.unescape(re.sub(r"<[^>]*>", "", v)).strip())[0] for v in _FOLDED_VERDICT.findall(page)]
+    return [c for c in claims if c]
+
+
 def outputs_pot(site: Path):
-    """The outputs' template catalog (polib) from the built English chapter pages of ``site``:
-    one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
+    """The outputs' template catalog (polib) from the built English chapter pages of ``site`` (plot
+    captions and alt texts, table captions and headers, the folded checks' claims): one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
     import polib
 
     pages = sorted((site / "notebooks").glob("*.html"))
@@ -205,7 +224,8 @@ def outputs_pot(site: Path):
     entries: dict[str, polib.POEntry] = {}
     for path in pages:
         where = path.relative_to(site).with_suffix("").as_posix()
-        for kind, text in output_messages(path.read_text(encoding="utf-8")):
+        page = path.read_text(encoding="utf-8")
+        for kind, text in [*output_messages(page), *(("check claim", c) for c in check_claims(page))]:
             entry = entries.get(text)
             if entry is None:
                 entry = entries[text] = polib.POEntry(msgid=text, msgstr="", occurrences=[], comment=kind)
@@ -250,6 +270,10 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>]+)>")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 
 
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+_MONTH = re.compile(r"\b(?:%s)(?= \d{4}\b)" % "|".join(_MONTHS))
+_TEXT = re.compile(r"\\text\{[^{}]*\}")
 _TITLED = re.compile(r"^(\{[a-z:-]+\}`)[^`<]*<([^>`]+)>`$")
 
 
@@ -257,12 +281,15 @@ def _parts(text: str) -> dict[str, list[str]]:
     # {doc}`chapter 2 <target>`: its title is prose, translated; the role and its target are kept
     roles = [_TITLED.sub(r"\1<\2>`", r) for r in _ROLE.findall(text)]
     rest = _ROLE.sub(" ", text)
-    maths = _MATH.findall(rest)
+    # the words inside \text{...} are prose, translated with the rest; the maths around them is not
+    maths = [_TEXT.sub(r"\\text{}", m) for m in _MATH.findall(rest)]
     rest = _MATH.sub(" ", rest)
     code = _CODE.findall(rest)
     rest = _CODE.sub(" ", rest)
     links = ["".join(m) for m in _LINK.findall(rest)]
     rest = _LINK.sub(" ", rest)
+    # a month is a number in Chinese (March 2021 -> 2021 年 3 月)
+    rest = _MONTH.sub(lambda m: f" {_MONTHS.index(m.group(0)) + 1} ", rest)
     numbers = [n.replace(",", "") for n in _NUMBER.findall(rest)]
     return {"roles": sorted(roles), "maths": sorted(maths), "code spans": sorted(code),
             "link targets": sorted(links), "numbers": sorted(numbers)}
@@ -272,6 +299,10 @@ def problems(msgid: str, msgstr: str) -> list[str]:
     """How a translation differs from its English message in what must not change."""
     if not msgstr:
         return []
+    if _is_math(msgid):   # a display maths block: only the words inside its \text{} may change
+        bare = lambda tex: re.sub(r"\s+", "", _TEXT.sub("", tex))  # noqa: E731
+        if bare(msgid) != bare(msgstr):
+            return [f"maths: {msgid.strip()[:60]!r} -> {msgstr.strip()[:60]!r} (outside \\text{{}})"]
     a, b = _parts(msgid), _parts(msgstr)
     return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in a if a[kind] != b[kind]]
 
@@ -290,7 +321,8 @@ def check(root: Path, *, strict: bool = True) -> int:
                 untranslated += 1
             elif "fuzzy" in entry.flags:
                 fuzzy += 1
-            same = entry.msgstr == entry.msgid   # maths, names: kept as they are
+            # maths (whose \text{} words alone are translated), names: no terms to find
+            same = entry.msgstr == entry.msgid or _is_math(entry.msgid)
             for p in problems(entry.msgid, entry.msgstr) + ([] if same else term_problems(entry.msgid, entry.msgstr, terms)):
                 bad += 1
                 print(f"{po_path.relative_to(root)}: {entry.msgid[:60]!r}: {p}")
@@ -334,14 +366,19 @@ def term_problems(msgid: str, msgstr: str, terms) -> list[str]:
     longer term before the shorter ones inside it) and whose Chinese term its translation lacks."""
     if not msgstr:
         return []
-    prose, taken, out = _prose(msgid), [], []
+    prose, taken, out, used = _prose(msgid), [], [], []
     for en, zh, _ in terms:
         for m in re.finditer(rf"(?<![\w-]){re.escape(en)}(?:e?s)?(?![\w-])", prose, re.I):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             taken.append((m.start(), m.end()))
-            if zh not in msgstr:
+            # a shorter term the message also uses for a longer one ("the key" for "the pass key"): the
+            # longer term's Chinese says it
+            longer = any(re.search(rf"(?<![\w-]){re.escape(en)}(?![\w-])", other, re.I) and other_zh in msgstr
+                         for other, other_zh in used)
+            if zh not in msgstr and not longer:
                 out.append(f"term {en!r}: the translation does not use {zh!r}")
+            used.append((en, zh))
             break
     return out
 
@@ -383,6 +420,7 @@ def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, se
 
     messages, hidden = data.get("messages", {}), set(data.get("not shown", []))
     templates = data.get("templates", {})
+    page = data.get("page messages", {})   # the model check page's own: checked as the others
     out = []
     for where, strings in sorted(english.items()):
         for text in sorted(strings - set(messages) - hidden):
@@ -390,7 +428,7 @@ def figure_problems(data: dict, english: dict[str, set[str]], keys: dict[str, se
     for where, strings in sorted((keys or {}).items()):
         for text in sorted(strings - set(templates)):
             out.append(f"{where}: no template {text!r}")
-    for key, value in [*messages.items(), *templates.items()]:
+    for key, value in [*messages.items(), *templates.items(), *page.items()]:
         if not isinstance(value, str) or (not value.strip() and key.strip()):
             out.append(f"untranslated: {key!r}")
             continue
@@ -594,7 +632,7 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     A plot is shown by an ``<img>``, which loads nothing else (not the page's fonts): when the
     translation has Chinese characters, the SVG carries the Chinese font (:data:`rope_edu.i18n.FONT`)
     cut down to those characters, as a ``data:`` URL, and its translated texts name that font
-    after their own (Latin letters, digits and symbols keep theirs).
+    first, before their own (it has no Latin letters, digits or symbols: those keep their font).
     """
     import base64
     import html
@@ -614,9 +652,10 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
         body = style.group(1)
         if "font-family:" not in body:
             return f'style="{body}; font-family: {family}"'
-        # the Chinese font after the named ones, before the generic family
-        return 'style="' + re.sub(r"(font-family:[^;]*?)(,\s*sans-serif)?(\s*(?:;|$))",
-                                  lambda f: f"{f.group(1)}, {family}{f.group(2) or ''}{f.group(3)}", body, count=1) + '"'
+        # the Chinese font first: it holds only the label's CJK characters, so Latin letters, digits and
+        # symbols still come from the named fonts after it. Named after them, Chromium drew the first
+        # label of a plot before the embedded font had loaded, with a Latin font's empty boxes, and kept it.
+        return 'style="' + re.sub(r"font-family:\s*", f"font-family: {family}, ", body, count=1) + '"'
 
     def one(m: re.Match) -> str:
         attrs, words = m.group(1), html.unescape(m.group(2))
@@ -651,6 +690,35 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     face = (f'<style>@font-face {{ font-family: "{FONT_FAMILY}"; '
             f'src: url(data:font/woff;base64,{base64.b64encode(buf.getvalue()).decode()}) format("woff"); }}</style>')
     return re.sub(r"(<svg\b[^>]*>)", lambda s: s.group(1) + face, out, count=1)
+
+
+def svg_font_problems(svg: str) -> list[str]:
+    """Why a Chinese plot (:func:`translate_svg`'s SVG) could show an empty box for a Chinese character
+    where no Chinese font is installed: a label with CJK characters whose font-family does not name the
+    embedded face first, or a character that the embedded font lacks."""
+    import base64
+    import html
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    sys.path.insert(0, str(ROOT))
+    from rope_edu.i18n import FONT_FAMILY
+
+    face = re.search(r"url\(data:font/woff;base64,([^)]+)\)", svg)
+    have = {chr(c) for c in TTFont(io.BytesIO(base64.b64decode(face.group(1)))).getBestCmap()} if face else set()
+    out = []
+    for attrs, words in re.findall(r"<text\b([^>]*)>([^<]+)</text>", svg):
+        chars = cjk_characters([html.unescape(words)])
+        if not chars:
+            continue
+        family = re.search(r"font-family:\s*([^;\"]*)", attrs)
+        if not family or family.group(1).split(",")[0].strip(" '\"") != FONT_FAMILY:
+            out.append(f"{html.unescape(words)!r}: font-family {family.group(1) if family else None!r} does not start with {FONT_FAMILY!r}")
+        missing = "".join(c for c in chars if c not in have)
+        if missing:
+            out.append(f"{html.unescape(words)!r}: the embedded font lacks {missing!r}")
+    return out
 
 
 def translate_plots(root: Path, site: Path) -> int:

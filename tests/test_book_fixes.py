@@ -192,7 +192,9 @@ def test_the_chinese_edition_names_its_buttons_in_chinese(tmp_path):
         '<span class="search-button__default-text">搜索</span><kbd>Ctrl</kbd>+<kbd>K</kbd></button>\n'
         '<li class="toctree-l1 has-children"><a class="reference internal" href="a.html">频率</a><details><summary>x</summary>\n'
         '<button class="sidebar-toggle primary-toggle btn btn-sm" title="t">x</button>\n'
-        '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" title="t">y</button>\n',
+        '<button class="sidebar-toggle secondary-toggle btn btn-sm pst-navbar-icon" title="t">y</button>\n'
+        '<button onclick="window.print()" title="列印成 PDF">.pdf</button>\n'
+        '<p class="last-updated">\n  最后更新于 2026 年 12 月 2 日.\n  <br/>\n</p>\n',
         encoding="utf-8",
     )
     book_pages._fix_pages(tmp_path, "zh_CN")
@@ -202,6 +204,8 @@ def test_the_chinese_edition_names_its_buttons_in_chinese(tmp_path):
     assert 'primary-toggle btn btn-sm" aria-label="站点导航"' in out
     assert 'pst-navbar-icon" aria-label="本页内容"' in out
     assert "Pages of" not in out and "Site navigation" not in out
+    # mainland wording and punctuation over the theme's catalog (issue 42)
+    assert 'title="打印为 PDF"' in out and "最后更新于 2026 年 12 月 2 日。" in out
 
 
 def test_build_finished_work_runs_in_order(tmp_path):

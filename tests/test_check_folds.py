@@ -179,3 +179,18 @@ def test_each_folded_cells_line_speaks_the_editions_language():
     assert check_folds._label(table, "zh_CN") == ("上表的代码", False)
     assert check_folds._label(None, "zh_CN") == ("上方输出的代码", False)
     assert check_folds._label(figure, "zh_CN") == ("图的代码：一二三四五六七八九十一二三四五六七八九十一二三四…", True)
+
+
+def test_each_verdict_speaks_the_editions_language():
+    """A folded verdict in the Chinese edition: "已检查：", its claim through the outputs catalog (one
+    it lacks stays English, marked lang="en"), and what verify measured in Chinese; English as printed."""
+    import check_folds
+
+    line = "checked: shift test; 500 cases; max error 8.9e-16 (allowed 1e-12), max relative error 4.6e-16 (allowed 1e-12)"
+    assert check_folds.split_verdict(line) == (
+        "shift test; 500 cases", "max error 8.9e-16 (allowed 1e-12), max relative error 4.6e-16 (allowed 1e-12)")
+    assert check_folds.verdict_html(line, "zh_CN", {"shift test; 500 cases": "平移检验；500 个情形"}) == \
+        "已检查：平移检验；500 个情形；最大误差 8.9e-16（允许 1e-12），最大相对误差 4.6e-16（允许 1e-12）"
+    assert check_folds.verdict_html("checked: a < b; exact", "zh_CN", {}) == '已检查：<span lang="en">a &lt; b</span>；完全相等'
+    assert check_folds.verdict_html("checked: a < b; exact", "en") == "checked: a &lt; b; exact"
+    assert check_folds.split_verdict("not a verdict") == (None, "")

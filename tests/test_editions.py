@@ -292,7 +292,7 @@ def test_chinese_search_finds_the_terms(built_book):
 @pytest.mark.book
 def test_the_chinese_pages_controls_are_chinese(built_book):
     """The words the build adds around the translated text are Chinese too: the dropdowns' hint
-    (sphinx-togglebutton), each folded cell's line ("上表的代码"), and inline maths keeps the
+    (sphinx-togglebutton), each folded cell's line ("上表的代码"), each folded verdict ("已检查：..."), and inline maths keeps the
     full-width punctuation after it on its line (no "，" at the start of a line)."""
     english_lines = re.compile(r"code of the (?:figure|table|output)\b")
     bad = {}
@@ -303,6 +303,8 @@ def test_the_chinese_pages_controls_are_chinese(built_book):
             problems.append("toggle hint")
         if english_lines.search(html):
             problems.append("fold line in English")
+        if '<span class="rope-verdict">checked:' in html:
+            problems.append("a folded verdict in English")
         soup = BeautifulSoup(html, "html.parser")
         for math in soup.select("article span.math"):
             after = math.next_sibling
@@ -394,3 +396,91 @@ def test_the_link_to_the_chinese_edition_is_drawn_with_the_sites_chinese_font(tm
     assert {chr(c) for c in cut} == set(editions.ZH_LINK)
     css = (tmp_path / "_static" / editions.LINK_FONT / "zh-link.css").read_text(encoding="utf-8")
     assert "unicode-range: U+4E2D" in css and 'a.rope-edition[lang="zh-CN"]' in css and '"RoPE zh link"' in css
+
+
+# --- the Chinese search: queries cut as the index was, the community's names for the book's terms -------
+
+import editions  # noqa: E402  (_ext, on the path through conftest)
+
+#: What Chinese readers type, and a page each must find (issue 42)
+SEARCHES = {
+    "旋转位置编码": "book/intro", "外推": "notebooks/09_longer_contexts", "远程衰减": "notebooks/05_frequencies_2_decay",
+    "基数": "notebooks/05_frequencies", "内插": "notebooks/09_longer_contexts", "长度外推": "notebooks/09_longer_contexts",
+    "RoPE的外推": "notebooks/09_longer_contexts", "外推方法": "notebooks/09_longer_contexts",
+    "底数选择": "notebooks/05_frequencies_3_base_bound", "旋转": "notebooks/03_rope_2d", "位置": "notebooks/01_why_positions",
+    "token": "notebooks/01_why_positions", "base": "notebooks/05_frequencies", "位置插值": "notebooks/09_longer_contexts",
+    "注意力下沉": "notebooks/10_models_3_attention",
+}
+
+
+def test_search_synonyms_come_from_the_term_table():
+    synonyms = editions.search_synonyms(ROOT / i18n.TERMS)
+    assert {k: synonyms[k] for k in ("基数", "内插", "长度外推", "token", "base")} == \
+        {"基数": "底数", "内插": "插值", "长度外推": "外推", "token": "词元", "base": "底数"}
+    assert "key" not in synonyms   # 键: one character, a word the index cannot hold
+    code = editions.search_code(synonyms)
+    assert '"长度外推": "外推"' in code and "splitQuery" in code and "rope-editions" in code
+    assert "splitQuery" not in editions.search_code(None)
+
+
+def test_generated_pages_get_the_switcher():
+    line = '<p class="rope-editions"><a href="../search.html">Read this page in English</a></p>\n'
+    html = '<main role="main"><div class="bd-search-container">\n<h1>搜索</h1>'
+    assert editions.add_switcher(html, "search", line) == '<main role="main">' + line + html[len('<main role="main">'):]
+    assert editions.add_switcher(editions.add_switcher(html, "search", line), "search", line).count("rope-editions") == 1
+
+
+def _search(site: Path, zh: Path, queries, pages=()) -> dict:
+    import subprocess
+
+    from node_figure import require_node
+
+    payload = {"scripts": [str(site / "_static" / "searchtools.js"), str(zh / "_static" / "language_data.js"),
+                           str(zh / "searchindex.js")], "queries": list(queries), "pages": [str(p) for p in pages]}
+    out = subprocess.run([require_node(), str(ROOT / "tests" / "search_node.mjs")], input=json.dumps(payload),
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+@pytest.mark.book
+def test_chinese_search_finds_what_readers_type(built_book):
+    """The built Chinese search, run in node (searchtools.js with the site's language_data.js and index):
+    each query of SEARCHES finds its page; every term of the term table finds pages, and its other names
+    and its English find every page the term finds (and English titles and names besides); a result's snippet does not open with the edition switcher; the search
+    and index pages of both sites carry the switcher."""
+    zh = built_book / "zh"
+    synonyms = editions.search_synonyms(ROOT / i18n.TERMS)
+    terms = sorted({t for t in synonyms.values() if len(t) > 1})
+    got = _search(built_book, zh, [*SEARCHES, *terms, *synonyms], [zh / "notebooks" / "03_rope_2d.html"])
+    found = {r["query"]: r for r in got["results"]}
+    missed = {q: found[q]["words"] for q, page in SEARCHES.items() if page not in found[q]["pages"]}
+    assert not missed, missed
+    empty = [t for t in terms if not found[t]["pages"]]
+    assert not empty, empty
+    differ = {name: (term, found[name]["words"]) for name, term in synonyms.items()
+              if not set(found[term]["pages"]) <= set(found[name]["pages"])}
+    assert not differ, differ
+    assert not got["texts"][0].startswith("Read this page") and "Read this page in English" not in got["texts"][0]
+    for site, label in ((built_book, "阅读本页中文版"), (zh, "Read this page in English")):
+        for page in ("search.html", "genindex.html"):
+            assert label in (site / page).read_text(encoding="utf-8"), (site, page)
+
+
+@pytest.mark.book
+def test_chinese_plots_name_their_embedded_font_first(built_book):
+    """Every plot of the Chinese site with Chinese labels (40 or so; file reads and fontTools, no
+    browser): each label with Chinese characters names the SVG's embedded Noto Sans SC subset first in
+    its font-family, and the subset holds every one of its characters. Named after the Latin fonts,
+    Chromium without a Chinese system font drew a plot's first label in empty boxes (issue 42)."""
+    plots = [p for p in sorted((built_book / "zh" / "_images").glob("*.svg")) if "@font-face" in p.read_text(encoding="utf-8")]
+    assert len(plots) >= 30
+    bad = {p.name: i18n.svg_font_problems(p.read_text(encoding="utf-8"))[:2] for p in plots}
+    assert not {k: v for k, v in bad.items() if v}
+
+
+def test_the_gate_reads_a_month_as_its_number():
+    """March 2021 is 2021 年 3 月 in Chinese (not 三月): the gate counts the month as a number."""
+    assert i18n.problems("in March 2021 and April 2021", "2021 年 3 月和 2021 年 4 月") == []
+    assert i18n.problems("in March 2021", "2021 年三月") != []
+    assert i18n.problems("you May 2 go", "你 2 可以走") == []

@@ -755,3 +755,67 @@ def test_interpreter_refuses_what_rope_spec_refuses():
     problems = [f"{c['name']}: {d}" for c, js in zip(cases, answers)
                 for d in differences(python_answer(configs[c["config"]], c["select"], c["seq_len"]), js)]
     assert not problems, f"{len(problems)} differences in {len(cases)} cases, e.g.:\n" + "\n".join(problems[:12])
+
+
+MODEL_CHECK_PAGE_HARNESS = ROOT / "tests" / "model_check_page.mjs"
+#: Three or more English words in a row (quoted text, an upstream error message, is left out before)
+_ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}[,;:]? [a-z]{2,}[,;:]? [a-z]{2,}")
+
+
+def run_page(cases: list[dict], lang: str, tmp_path: Path) -> dict:
+    """What the page's own script (page.js, with the site's loader and catalog) shows for each case
+    (``{"config": text}`` pasted, or ``{"published": index}`` picked), in node with a stand-in DOM
+    (tests/model_check_page.mjs): ``{"published": option labels, "results": [[{text, en, where}], ...]}``."""
+    from rope_edu.i18n import LOCALES
+    from rope_edu.widgets._core import JS_DIR, static_modules
+
+    scripts = tmp_path / "_static" / "model_check"
+    figures = tmp_path / "_static" / "rope_figures"
+    scripts.mkdir(parents=True)
+    figures.mkdir(parents=True)
+    for path in (ROOT / "_ext" / "model_check").glob("*.js"):
+        shutil.copyfile(path, scripts / path.name)
+    (scripts / "registry.js").write_text(f"export default {registry_json()};\n", encoding="utf-8")
+    shutil.copyfile(JS_DIR / "loader.js", figures / "loader.js")
+    (figures / "core.js").write_text(static_modules(())["core.js"], encoding="utf-8")
+    shutil.copyfile(LOCALES / "zh_CN.json", figures / "messages.zh_CN.json")
+    payload = {"site": str(tmp_path), "lang": lang, "cases": cases}
+    out = subprocess.run([_node(), str(MODEL_CHECK_PAGE_HARNESS)], input=json.dumps(payload), capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def test_the_chinese_page_says_everything_in_chinese(tmp_path):
+    """The Chinese page's script (no browser: page.js in node) for every published model, for configs it
+    refuses (each published config with a field left out or a bad value, not JSON, not an object, an unknown
+    family) and for configs it warns about: every message, refusal, warning, summary and preset in Chinese,
+    no three English words in a row outside quotes. Only describe()'s block stays English, marked
+    lang="en", with a Chinese note above it that says why (to paste into an issue upstream)."""
+    reg = json.loads(registry_json())
+    cases = [{"published": i} for i in range(len(reg["published"]))]
+    pasted = ["", "{", "[1, 2]", "{}", '{"model_type": "bert"}', json.dumps(_json(BOTH_AGREE)), json.dumps(_json(COHERE2_MOE))]
+    pasted += [json.dumps({"model_type": name}) for name in sorted(reg["unsupported"])]   # each refusal's reason
+    for p in PUBLISHED[:8]:
+        pasted += [json.dumps(config) for _, config in _mutations(_json(dict(p.config)))]
+    cases += [{"config": text} for text in pasted]
+    got = run_page(cases, "zh-CN", tmp_path)
+    assert "Gemma 3 4B，局部层" in got["published"]
+    english, refusals = set(), 0
+    for case, shown in zip(cases, got["results"], strict=True):
+        refusals += any(s["where"] == "mc-error" for s in shown)
+        for s in shown:
+            if s["en"] and s["where"] == "mc-describe":
+                continue
+            if s["en"]:
+                english.add(f'{s["where"]} (marked English): {s["text"][:160]}')
+                continue
+            # quoted: an upstream message; the browser's own words on text that is not JSON
+            text = re.sub(r'"[^"]*"|：[^：]*in JSON at position \d+', "", s["text"])
+            if _ENGLISH_WORDS.search(text):
+                english.add(f'{s["where"]}: {s["text"][:160]}')
+        if any(s["where"] == "mc-describe" for s in shown):
+            assert [s["text"] for s in shown if s["where"] == "mc-describe-note"] == [
+                "下面这一块保持英文，与 Python 中 rope_edu 的 describe() 输出逐字相同：报告问题时（transformers、推理引擎的 issue）可以原样粘贴。"]
+    assert refusals > 30
+    assert not english, f"{len(english)} English texts, e.g.:\n" + "\n".join(sorted(english)[:15])

@@ -4,7 +4,8 @@
 // from the package (rope_edu.spec_export). The page's words are English; on a Chinese page (<html lang>) each
 // is shown through the site's catalog (rope_edu/locales/zh_CN.json, read by the figures' loader) as it is
 // written, English strings with their values filled in, so checks.js and rope_spec.js stay in English.
-// What describe() prints and rope_spec's refusals stay English: they are the Python function's words.
+// rope_spec's refusals are shown through the catalog too; what describe() prints stays English (the
+// Python function's words, to paste into a bug report), and the Chinese page says so above it.
 
 import registry from "./registry.js";
 import { ropeSpec, familyOf, fmtG, SpecError } from "./rope_spec.js";
@@ -29,10 +30,16 @@ const tokens = (n) => (n ? n.toLocaleString("en-US") : "unknown");
 const state = { published: null };
 
 function setup() {
-  // describe()'s text stays English (for a bug report, as Python prints it): said so to a screen reader
-  if (T.chinese) $("mc-describe").lang = "en";
+  // describe()'s text stays English (for a bug report, as Python prints it): said so to a screen reader,
+  // and to the reader above it
+  if (T.chinese) {
+    $("mc-describe").lang = "en";
+    $("mc-describe-note").textContent = T("This block stays in English, word for word as rope_edu's describe() prints it " +
+      "in Python: paste it as it is into an issue upstream (transformers, an inference engine).");
+    $("mc-describe-note").hidden = false;
+  }
   const picker = $("mc-published");
-  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.verified ? p.name : T(`${p.name} (not verified)`))));
+  registry.published.forEach((p, i) => picker.append(el("option", { value: String(i) }, p.verified ? T(p.name) : T(`${p.name} (not verified)`))));
   picker.addEventListener("change", () => {
     const p = registry.published[Number(picker.value)];
     state.published = p || null;

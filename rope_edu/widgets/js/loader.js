@@ -6,10 +6,11 @@
 // The page's language (<html lang>) chooses the figures' words: a Chinese page loads the catalog
 // rope_edu/locales/zh_CN.json, served beside this file as messages.zh_CN.json (rope_edu.i18n).
 const LANG = (document.documentElement.lang || "en").toLowerCase();
-const CATALOG = LANG.startsWith("zh")
-  ? fetch(new URL("messages.zh_CN.json", import.meta.url)).then((r) => r.json()).then((c) => c.messages || {})
+const FILE = LANG.startsWith("zh")
+  ? fetch(new URL("messages.zh_CN.json", import.meta.url)).then((r) => r.json())
     .catch((err) => { console.error(`rope-edu figures: no Chinese catalog (${err})`); return {}; })
   : Promise.resolve({});
+const CATALOG = FILE.then((c) => c.messages || {});
 
 /**
  * The page's words for the site's scripts other than the figures (the "Check your model" page,
@@ -18,7 +19,9 @@ const CATALOG = LANG.startsWith("zh")
  * page, the identity. `chinese`: whether the page is Chinese (its punctuation).
  */
 export async function translator() {
-  const messages = await CATALOG;
+  // the figures' messages and the page's own ("page messages": what no figure draws)
+  const file = await FILE;
+  const messages = { ...(file.messages || {}), ...(file["page messages"] || {}) };
   if (!Object.keys(messages).length) return Object.assign((s) => s, { chinese: false });
   const { compileMessages, tr } = await import(new URL("core.js", import.meta.url));
   const compiled = compileMessages(messages);
