@@ -15,9 +15,10 @@ prompt *followed by the correct answer* (teacher forcing), which gives two score
 * ``greedy``: True when the arg-max token at every answer position is the correct digit token.
   This is exactly "greedy decoding writes the key": if the first answer token is the arg-max, the
   second step sees the same context as the teacher-forced pass, and so on.
-* ``log_prob``: the log-probability (natural log) of the whole correct answer, summed over its
-  tokens; ``first_guess`` is the token the model ranks first at the first answer position (what it
-  would begin its answer with).
+* ``log_prob``: the log-probability (natural log) of the whole correct answer " NNNNN", its
+  leading space token included, summed over its tokens; ``first_guess`` is the token the model
+  ranks first at the first answer position. That position is the space before the digits, so
+  ``first_guess`` does not say which digits a failing model would write (the book does not use it).
 
 Dynamic NTK leaves the frequencies unchanged while the pass is no longer than the trained length,
 so inside it its trials would be plain RoPE's trials: they are not run (recorded as skipped, with
