@@ -198,13 +198,14 @@ def main(argv: list[str] | None = None) -> dict:
     if args.verify:
         return verify(config, tensors, tok, args)
     prefixes: list[dict] = []
+    todo_lengths = list(args.lengths)  # a resumed run adds only these lengths' missing trials
     if args.resume and args.out.exists():  # an earlier run's trials (and its grid) are kept
         earlier = json.loads(args.out.read_text(encoding="utf-8"))
         trials, prefixes, skipped = earlier["trials"], earlier.get("prefixes", []), earlier["skipped"]
         args.lengths = sorted(set(earlier["lengths"]) | set(args.lengths), key=[*earlier["lengths"], *args.lengths].index)
         args.cpu_before = earlier.get("cpu_seconds_total", 0.0) + earlier.get("cpu_seconds_before", 0.0)
     done = {(t["method"], t["length"], t["depth"], t["key"]) for t in trials}
-    for length in args.lengths:
+    for length in todo_lengths:
         for name in args.methods:
             point = {"method": name, "length": length}
             dynamic = METHODS[name][0] == "dynamic"
