@@ -678,9 +678,14 @@ def executed_notebook(app: Sphinx, docname: str) -> dict | None:
 # --- the package's wheel, published beside the notebooks ---------------------------------------------
 
 def _digest(paths: list[Path], root: Path) -> str:
+    return _digest_bytes((path.relative_to(root).as_posix(), path.read_bytes()) for path in paths)
+
+
+def _digest_bytes(named) -> str:
+    """A digest of ``(name, bytes)`` pairs."""
     h = hashlib.sha256()
-    for path in paths:
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, data in named:
+        h.update(name.encode() + b"\0" + data + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -783,7 +788,10 @@ def take_pictures(app: Sphinx, wanted: dict[str, list[tuple[str, str]]], svgs: l
     out = Path(app.outdir)
     # the figure engine, and every stylesheet of the site (the theme's column sets a figure's width)
     static = out / "_static"
-    assets = _digest(sorted({*_files_under(static, ["rope_figures"]), *static.rglob("*.css")}), out)
+    from book_css import shipped_stylesheet  # _ext/book_css.py (the stylesheets as shipped, not as cut)
+
+    assets = _digest_bytes([*((p.relative_to(out).as_posix(), p.read_bytes()) for p in _files_under(static, ["rope_figures"])),
+                            *((p.relative_to(out).as_posix(), shipped_stylesheet(out, p)) for p in sorted(static.rglob("*.css")))])
     cache = out.parent / ".reader_figures"
     cache.mkdir(exist_ok=True)
     keys = {(docname, k): _snapshot_key(html, assets)
