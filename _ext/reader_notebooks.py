@@ -35,7 +35,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import html as _html
 import http.server
 import io
 import json
@@ -470,9 +469,6 @@ SETUP_COMMENT = """\
 #: What the package's wheel is built from (pyproject.toml names README.md and LICENSE).
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "rope_edu")
 WHEEL_FOLDER = "wheels"
-#: A figure's placeholder in the book build's outputs (rope_edu.widgets.Figure.html).
-PLACEHOLDER = re.compile(r'<div class="rope-fig rope-fig-static" data-figure="(?P<name>[^"]+)"'
-                         r'[^>]*?aria-label="(?P<label>[^"]*)"')
 #: Cells whose outputs the book does not show, so neither does the reader notebook.
 NO_OUTPUT_TAGS = {"remove-output", "remove-cell"}
 FIGURE_CAPTION = ("*Below, a still picture of the interactive figure as it opens. Run this cell to move "
@@ -541,12 +537,13 @@ def reader_setup_source(source: str, wheel_url: str, words: Words | None = None)
 
 def figure_placeholders(cell: dict) -> list[tuple[int, str, str]]:
     """(output index, figure name, label) of each figure placeholder in a code cell's outputs."""
+    from rope_edu.widgets import placeholders  # the one reader of Figure.html's markup
+
     found = []
     for i, output in enumerate(cell.get("outputs", [])):
-        html = _text(output.get("data", {}).get("text/html", ""))
-        match = PLACEHOLDER.search(html)
-        if match:
-            found.append((i, _html.unescape(match["name"]), _html.unescape(match["label"])))
+        shown = placeholders(_text(output.get("data", {}).get("text/html", "")))
+        if shown:
+            found.append((i, shown[0].name, shown[0].label))
     return found
 
 
