@@ -241,7 +241,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
     throw new Error(`the registry names a parameter reader ${reader} that this interpreter does not implement`);
   }
   const params = PARAMS[reader](cfg, block, where, { topLevelFirst: topLevelOriginal, nested });
-  return { base: b, method: ropeType, params, where, block: { ...block } };
+  return { base: b, rope_type: ropeType, params, where, block: { ...block } };
 }
 
 export function fraction(cfg, rope, names, dflt, source) {
