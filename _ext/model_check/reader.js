@@ -3,7 +3,7 @@
 
 import { valueError, typeError, own, given, isMapping, truthy, repr, equal, listRepr, positiveInt, checkInt } from "./python.js";
 import {
-  Config, PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
+  PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
 } from "./config.js";
 import { knownTypes, layerTypes, noRopeReason, perLayer, ruleState, selectLayer, typeNames } from "./layers.js";
 import { FREQUENCIES } from "./scaling.js";
@@ -58,8 +58,8 @@ function droppedTheta(family, cfg, block, where, key) {
     }
     const dflt = thetaDefault(family, key);
     if (base(value, name) !== dflt) {
-      cfg.defaults.push(`${name} = ${repr(value)} is ignored: ${family.label}'s config class drops that keyword and ` +
-        `keeps its default base ${repr(dflt)}, which its code then uses`);
+      cfg.record(name, value, `is ignored: ${family.label}'s config class drops that keyword and ` +
+        `keeps its default base ${repr(dflt)}, which its code then uses`, { kind: "unread" });
     }
   }
 }
@@ -94,8 +94,8 @@ function ropeFor(reg, family, cfg, key, nested) {
     const b = thetaDefault(family, key);
     const stated = family.theta_keys.filter((k) => cfg.has(k));
     const note = stated.length && cfg.get(stated[0]) !== b ? ` (it ignores ${stated[0]} = ${repr(cfg.get(stated[0]))} for them)` : "";
-    cfg.defaults.push(`${key} layers: rope_theta = ${repr(b)}, no scaling (${family.label} config class; a flat ` +
-      `rope_theta/rope_scaling reaches ${family.flat_types.join(", ")} layers only)${note}`);
+    cfg.record(`${key} layers: rope_theta`, b, `(${family.label} config class; a flat ` +
+      `rope_theta/rope_scaling reaches ${family.flat_types.join(", ")} layers only)${note}`, { kind: "fixed" });
     return { base: b, rope_type: "default", params: {}, where: `(${key} layers)`, block: { rope_type: "default", rope_theta: b } };
   }
   let [block, where] = ropeBlock(cfg, family.ignored_scaling, family.label);
@@ -104,7 +104,7 @@ function ropeFor(reg, family, cfg, key, nested) {
     return readRope(reg, cfg, { thetaKeys: keptKeys(), block, where, defaultTheta: thetaDefault(family, key), thetaSource: source, nested: true, ...common });
   }
   if (family.default_block && (!Object.keys(block).length || Object.keys(block).every((k) => k === "rope_theta"))) {
-    cfg.defaults.push(`rope_parameters = ${repr(family.default_block)} (${family.label} config default; the config does not state it)`);
+    cfg.record("rope_parameters", family.default_block, `${family.label} config default`);
     block = { ...family.default_block, ...block };
   }
   return readRope(reg, cfg, { thetaKeys: keptKeys(), block, where, defaultTheta: thetaDefault(family, key), thetaSource: source, ...common });
@@ -131,8 +131,7 @@ function typeHead(family, cfg, chosen) {
   }
   const [name, dflt] = family.type_head[hit[0]];
   const value = positiveInt(cfg.default(name, dflt, `${family.label} config class default`), name);
-  const out = new Config({ ...cfg.data, head_dim: value }, cfg.modelType, cfg.family);
-  out.defaults = cfg.defaults;
+  const out = cfg.derive({ ...cfg.data, head_dim: value });
   return out;
 }
 
@@ -159,8 +158,7 @@ function rotaryPart(family, cfg, rope) {
       throw valueError(`the config states ${family.rotary_dim_key} = ${legacy} and ${label} = ${frac} ` +
         `(= ${Math.trunc(dim * frac)} of head_dim ${dim} dims); they must agree`);
     }
-    const kept = cfg.defaults.filter((d) => !d.startsWith(`${label} = `));
-    cfg.defaults.splice(0, cfg.defaults.length, ...kept);
+    cfg.forget(label);
     [frac, label] = [legacy / dim, family.rotary_dim_key];
   }
   if (rope.rope_type === "proportional") {
@@ -200,8 +198,7 @@ function overlay(cfg, layers) {
   const found = layers.filter((i) => i !== null).map((i) => ({ ...(own(table, String(i)) || {}) }));
   if (found.some((f) => !equal(f, found[0]))) throw valueError("per_layer_config gives the selected layers different settings; pass layer=index");
   if (!Object.keys(found[0]).length) return cfg;
-  const out = new Config({ ...cfg.data, ...found[0] }, cfg.modelType, cfg.family);
-  out.defaults = cfg.defaults;
+  const out = cfg.derive({ ...cfg.data, ...found[0] });
   return out;
 }
 
@@ -264,17 +261,16 @@ export function readFamily(reg, family, cfg, layerType, layer) {
     let section = own(rope.block, "mrope_section");
     if (!given(section)) {
       section = defaultSection;
-      cfg.defaults.push(`${rope.where}.mrope_section = ${listRepr(defaultSection)} (the family's rotary ` +
-        "embedding default; the config does not state it)");
+      cfg.record(`${rope.where}.mrope_section`, defaultSection, "the family's rotary embedding default");
     }
     const pairs = Math.floor(parts.rotary_dim / 2);
     mropeAxes(section, "contiguous");  // a section's checks: 3 non-negative integers, not all zero
     if (assignment === "interleaved" && section[0] + section[1] + section[2] !== pairs) {
       const stated = section;
       section = interleavedSection(stated, pairs);
-      cfg.defaults.push(`${rope.where}.mrope_section = ${listRepr(stated)} does not add up to rotary_dim // 2 = ${pairs}: ` +
+      cfg.record(`${rope.where}.mrope_section`, stated, `does not add up to rotary_dim // 2 = ${pairs}: ` +
         `as the family's code does, height takes pairs 1, 4, 7, ... below ${3 * stated[1]}, width 2, 5, 8, ... ` +
-        `below ${3 * stated[2]}, time every other pair, which is the section ${listRepr(section)}`);
+        `below ${3 * stated[2]}, time every other pair, which is the section ${listRepr(section)}`, { kind: "unread" });
     }
     if (mropeAxes(section, assignment) !== pairs) {
       throw valueError(`${rope.where}.mrope_section ${repr(section)} must add up to rotary_dim // 2 = ${pairs} ` +
