@@ -302,7 +302,7 @@ def output_catalog(app: Sphinx) -> tuple[Path | None, dict[str, str]]:
     """(path, English -> translation) of this edition's outputs catalog; (None, {}) in English."""
     if _edition(app) == "en":
         return None, {}
-    from reader_notebooks import catalog_messages
+    from reader_words import catalog_messages
 
     for folder in app.config.locale_dirs:
         path = Path(app.srcdir) / folder / app.config.language / "LC_MESSAGES" / f"{OUTPUTS}.po"

