@@ -121,6 +121,18 @@ def test_the_chinese_site_shares_the_english_static_files(built_book):
 
 @pytest.mark.book
 @pytest.mark.browser
+def test_chinese_doctrees_hold_only_their_page(built_book):
+    """A translated page's doctree is about the size of the English one (it once pickled the whole
+    build environment through each translated message's own document: 25 times the size, and
+    every build that numbers figures unpickles every page; _ext/editions.py ``_one_document``)."""
+    english = ROOT / "_build" / ".doctrees" / "notebooks"
+    chinese = ROOT / "_build" / "zh" / "_build" / ".doctrees" / "notebooks"
+    sizes = {p.name: (p.stat().st_size, (chinese / p.name).stat().st_size) for p in english.glob("*.doctree")}
+    assert sizes, english
+    big = {name: s for name, s in sizes.items() if s[1] > 3 * s[0]}
+    assert not big, big
+
+
 def test_a_chinese_chapter_opens_with_its_figures(site_url, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
