@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.resume and args.out.exists():  # an earlier run's trials (and its grid) are kept
         earlier = json.loads(args.out.read_text(encoding="utf-8"))
         trials, prefixes, skipped = earlier["trials"], earlier.get("prefixes", []), earlier["skipped"]
-        args.lengths = sorted(set(earlier["lengths"]) | set(args.lengths), key=[*earlier["lengths"], *args.lengths].index)
+        args.lengths = sorted(set(earlier["lengths"]) | set(args.lengths))  # ascending: the figure draws them in order
         args.cpu_before = earlier.get("cpu_seconds_total", 0.0) + earlier.get("cpu_seconds_before", 0.0)
     done = {(t["method"], t["length"], t["depth"], t["key"]) for t in trials}
     for length in todo_lengths:

@@ -159,6 +159,28 @@ def test_retrieval_summary_counts_the_cache_trial_by_trial():
         assert sum(c["trials"] for c in D["cells"].values()) == sum(t["depth"] == depth for t in R["trials"])
 
 
+def test_retrieval_lengths_ascend_and_the_cpu_time_covers_every_resumed_run():
+    """The length menu and the panel's line follow the cache's order, so it ascends (a resumed run
+    once appended 7,168 after 16,384); the CPU time a page states is this run's plus the runs it
+    resumed, which together cover every trial's and every shared prefix's own time."""
+    R = json.loads(RETRIEVAL.read_text(encoding="utf-8"))
+    assert R["lengths"] == sorted(R["lengths"]) and list(fig.LENGTHS) == [str(n) for n in R["lengths"]]
+    spent = sum(t["cpu_seconds"] for t in R["trials"]) + sum(p["cpu_seconds"] for p in R["prefixes"])
+    assert R["cpu_seconds_total"] < spent <= R["cpu_seconds_total"] + R["cpu_seconds_before"]
+
+
+def test_the_retrieval_grid_is_complete():
+    """Every method has trials at every length and depth, except the points the script skips
+    (dynamic NTK inside L): the chapters' sentences no longer allow for a run in progress."""
+    R = json.loads(RETRIEVAL.read_text(encoding="utf-8"))
+    S = trained.retrieval_summary(R, methods=[name for _, name in fig.METHODS])
+    for (m, n), c in S["cells"].items():
+        assert bool(c["trials"]) != bool(c["skipped"]), (m, n)
+    for depth in R["depths"]:
+        D = trained.retrieval_summary(R, depth=depth)
+        assert all(c["trials"] for c in D["cells"].values() if not c["skipped"]), depth
+
+
 def test_retrieval_readouts_are_the_summary_at_the_chosen_length_and_depth():
     R = json.loads(RETRIEVAL.read_text(encoding="utf-8"))
     keys = dict(fig.METHODS)
