@@ -128,15 +128,15 @@ def ggml_quantize(x: Any, kind: str) -> np.ndarray:
     """Quantise and dequantise as llama.cpp stores a ``q8_0`` or ``q4_0`` cache (``-ctk q8_0``).
 
     Each block of 32 consecutive values along the last axis gets one scale :math:`d`, stored as
-    float16, and each value an integer level :math:`q`; the cache gives back :math:`q \cdot d`.
+    float16, and each value an integer level :math:`q`; the cache gives back :math:`q \\cdot d`.
     The level is computed in float32 with the scale before it is rounded to float16, as ggml's
     reference quantiser does, so the result matches ``gguf``'s ``quants.quantize`` then
     ``dequantize`` bit for bit.
 
-    * ``q8_0``: :math:`d = \max|x| / 127`, :math:`q = \mathrm{round}(x/d)` (half away from zero),
-      :math:`q \in [-127, 127]`.
+    * ``q8_0``: :math:`d = \\max|x| / 127`, :math:`q = \\mathrm{round}(x/d)` (half away from zero),
+      :math:`q \\in [-127, 127]`.
     * ``q4_0``: :math:`d = -m/8` for the block's value :math:`m` of largest size, sign kept, and
-      :math:`q = \min(\lfloor x/d + 8.5 \rfloor, 15) - 8 \in [-8, 7]`: :math:`m` is level
+      :math:`q = \\min(\\lfloor x/d + 8.5 \\rfloor, 15) - 8 \\in [-8, 7]`: :math:`m` is level
       :math:`-8`, and values of the other sign reach at most :math:`7|d|` in size.
 
     A block of zeros stays zero.
@@ -168,10 +168,10 @@ E4M3_MAX = 448.0
 
 
 def round_e4m3(x: Any) -> np.ndarray:
-    """``x`` rounded to the nearest float8 e4m3 value (ties to even), cut to :math:`\pm 448`.
+    """``x`` rounded to the nearest float8 e4m3 value (ties to even), cut to :math:`\\pm 448`.
 
     e4m3 keeps 3 bits after the leading one: between :math:`2^e` and :math:`2^{e+1}` the values are
-    :math:`2^{e-3}` apart, for :math:`e \ge -6`; below :math:`2^{-6}` they are :math:`2^{-9}` apart
+    :math:`2^{e-3}` apart, for :math:`e \\ge -6`; below :math:`2^{-6}` they are :math:`2^{-9}` apart
     (subnormals). The error of a normal value is therefore at most :math:`2^{-4}` of its size.
 
     Parameters
@@ -198,7 +198,7 @@ FP8_SCALES = {"tensor": None, "head": (-2, -1)}
 def quantize_fp8(x: Any, scale: str) -> np.ndarray:
     """Keys stored in float8 e4m3 under one scale per tensor or per head, and read back.
 
-    The scale is :math:`s = \max|x| / 448` over the tensor (one layer's keys, vLLM's ``k_scale``)
+    The scale is :math:`s = \\max|x| / 448` over the tensor (one layer's keys, vLLM's ``k_scale``)
     or over each head; a value is stored as ``round_e4m3(x / s)`` and read back times :math:`s`.
     The scale is taken from ``x`` itself (a calibration on the same keys).
 
