@@ -25,7 +25,8 @@ and either with the *other* layout, which is the layout bug of chapter 6 on real
 Measured with it (scripts under ``scripts/``, results cached as package data under
 ``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
 context shift, bfloat16 positions), ``trained_context.py`` (scaled RoPE by position), ``trained_probe.py`` (what the heads do
-with their pairs: :func:`attention_probe` and the functions after it), ``trained_interventions.py`` (the same
+with their pairs: :func:`attention_probe` and the functions after it), ``trained_kvcache.py`` (quantised key
+caches and a shifted YaRN cache), ``trained_interventions.py`` (the same
 measurements with one cause switched off: :func:`head_scores`, :func:`previous_token_use`,
 :func:`uniform_attention`, :func:`shifted_frequencies`) and ``trained_retrieval.py`` (passkey retrieval by
 method and length: :func:`retrieval_summary`).
@@ -817,7 +818,7 @@ def probe_statistics(probe: dict, n: int, inv_freq: Any, *, threshold: float = 0
 
 #: The cached measurements :func:`load_results` reads, ``rope_edu/data/trained_{name}.json``.
 RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions",
-           "retrieval")
+           "retrieval", "kvcache")
 
 
 def load_results(name: str) -> dict[str, Any]:
@@ -825,14 +826,15 @@ def load_results(name: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions", "retrieval"}
+    name : {"layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions", "retrieval", "kvcache"}
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
         ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
         same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
         ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length;
         ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``;
         ``"context_controls"`` is ``trained_context_controls.py`` (YaRN's attention factor and Position
-        Interpolation's fast pairs switched off one at a time, inside the trained length).
+        Interpolation's fast pairs switched off one at a time, inside the trained length); ``"kvcache"`` is
+        ``trained_kvcache.py`` (keys in llama.cpp's and vLLM's quantised caches, and a shifted YaRN cache).
     """
     import json
     from importlib import resources
