@@ -97,7 +97,8 @@ from .multidim import (
 from .relative import linear_attention, shaw_relative_logits, t5_relative_bucket
 from . import dca, kvquant
 from .dca import DCA_KINDS, DCA_VARIANTS, DCADistances, DCAPositions, dca_position_ids, dca_relative_distances
-from .kvquant import QUANT_ORDERS, QUANT_AXES, cached_keys, hadamard, outlier_keys, quantize, quantize_blocks
+from .kvquant import (E4M3_MAX, FP8_SCALES, GGML_TYPES, QUANT_AXES, QUANT_ORDERS, cached_keys, ggml_quantize, hadamard,
+                      outlier_keys, quantize, quantize_blocks, quantize_fp8, round_e4m3)
 from . import video
 from .video import (
     axes_frequencies,
@@ -114,6 +115,7 @@ from .variants import (
     fope_frequencies,
     leaky_rerope_logits,
     ntk_alpha_base,
+    path_logits,
     pope_logits,
     rerope_distances,
     vo_rope_output,
@@ -247,6 +249,12 @@ __all__ = [
     "quantize",
     "quantize_blocks",
     "hadamard",
+    "GGML_TYPES",
+    "ggml_quantize",
+    "E4M3_MAX",
+    "round_e4m3",
+    "FP8_SCALES",
+    "quantize_fp8",
     "video",
     "axes_frequencies",
     "intrinsic_frequency_index",
@@ -261,6 +269,7 @@ __all__ = [
     "leaky_rerope_logits",
     "ntk_alpha_base",
     "pope_logits",
+    "path_logits",
     "rerope_distances",
     "vo_rope_output",
     "xdrope_angles",

@@ -12,7 +12,10 @@ them only when they are read. This module holds the pieces to measure why:
   for the two orders in :data:`QUANT_ORDERS`;
 * :func:`quantize_blocks` gives one scale to each block of consecutive coordinates of a token (the
   grouping of llama.cpp's ``q8_0`` and ``q4_0`` caches, 32 values), and :func:`hadamard` the
-  orthonormal Walsh-Hadamard matrix llama.cpp multiplies a quantised key cache by first (chapter 14).
+  orthonormal Walsh-Hadamard matrix llama.cpp multiplies a quantised key cache by first (chapter 14);
+* :func:`ggml_quantize` is that grouping with ggml's own rounding (:data:`GGML_TYPES`: ``q8_0`` and
+  ``q4_0``, a float16 scale per block of 32), and :func:`quantize_fp8` rounds to 8-bit floating point
+  (e4m3) under one scale per tensor or per head, as vLLM's ``fp8`` cache does (chapter 14).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ._checks import as_real_array, check_choice, check_int, check_real, finite_
 from .rope import apply_rope
 
 __all__ = ["QUANT_AXES", "QUANT_ORDERS", "quantize", "quantize_blocks", "hadamard", "outlier_keys",
-           "cached_keys"]
+           "cached_keys", "GGML_TYPES", "ggml_quantize", "E4M3_MAX", "round_e4m3", "FP8_SCALES", "quantize_fp8"]
 
 #: Which axis one scale is shared over, for arrays of shape ``(..., seq, dim)``: ``"channel"``
 #: has one scale per coordinate (the maximum over the tokens, axis -2), ``"token"`` one scale per
@@ -96,6 +99,125 @@ def quantize_blocks(x: Any, bits: int, block: int = 32) -> np.ndarray:
         raise ValueError(f"the last axis of x ({x.shape[-1]}) must be a multiple of block ({block})")
     blocks = x.reshape(*x.shape[:-1], x.shape[-1] // block, block)
     return quantize(blocks, bits, "token").reshape(x.shape)
+
+
+def _q8_0(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ggml's q8_0: d = max|x| / 127, levels round(x / d) (half away from zero) in -127..127."""
+    d = np.abs(blocks).max(axis=-1, keepdims=True) / np.float32(127)
+    inv = np.where(d == 0, np.float32(0), np.float32(1) / np.where(d == 0, np.float32(1), d))
+    scaled = blocks * inv
+    return d, np.sign(scaled) * np.floor(np.abs(scaled) + np.float32(0.5))
+
+
+def _q4_0(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ggml's q4_0: d = m / -8 for the block's value m of largest size (its sign kept), levels
+    trunc(x / d + 8.5) - 8, cut to -8..7; m itself becomes level -8 exactly."""
+    at = np.abs(blocks).argmax(axis=-1)[..., None]
+    d = np.take_along_axis(blocks, at, axis=-1) / np.float32(-8)
+    inv = np.where(d == 0, np.float32(0), np.float32(1) / np.where(d == 0, np.float32(1), d))
+    levels = np.clip(np.trunc(blocks * inv + np.float32(8.5)), 0, 15) - 8
+    return d, levels
+
+
+#: ggml's quantised cache types :func:`ggml_quantize` implements: name -> (block size, the function that
+#: gives a block's scale and integer levels). Both store the scale as float16.
+GGML_TYPES = {"q8_0": (32, _q8_0), "q4_0": (32, _q4_0)}
+
+
+def ggml_quantize(x: Any, kind: str) -> np.ndarray:
+    """Quantise and dequantise as llama.cpp stores a ``q8_0`` or ``q4_0`` cache (``-ctk q8_0``).
+
+    Each block of 32 consecutive values along the last axis gets one scale :math:`d`, stored as
+    float16, and each value an integer level :math:`q`; the cache gives back :math:`q \\cdot d`.
+    The level is computed in float32 with the scale before it is rounded to float16, as ggml's
+    reference quantiser does, so the result matches ``gguf``'s ``quants.quantize`` then
+    ``dequantize`` bit for bit.
+
+    * ``q8_0``: :math:`d = \\max|x| / 127`, :math:`q = \\mathrm{round}(x/d)` (half away from zero),
+      :math:`q \\in [-127, 127]`.
+    * ``q4_0``: :math:`d = -m/8` for the block's value :math:`m` of largest size, sign kept, and
+      :math:`q = \\min(\\lfloor x/d + 8.5 \\rfloor, 15) - 8 \\in [-8, 7]`: :math:`m` is level
+      :math:`-8`, and values of the other sign reach at most :math:`7|d|` in size.
+
+    A block of zeros stays zero.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., dim)
+        ``dim`` a multiple of 32 (a head of keys: ``(heads, seq, head_dim)``).
+    kind : {"q8_0", "q4_0"}
+        See :data:`GGML_TYPES`.
+
+    Returns
+    -------
+    numpy.ndarray, shape x.shape, float32
+    """
+    kind = check_choice(kind, GGML_TYPES, "kind")
+    x = finite_float64(as_real_array(x, "x"), "x")
+    size, levels_of = GGML_TYPES[kind]
+    if x.ndim < 1 or x.shape[-1] % size:
+        raise ValueError(f"the last axis of x must be a multiple of {size} ({kind} blocks), got shape {x.shape}")
+    blocks = x.astype(np.float32).reshape(*x.shape[:-1], x.shape[-1] // size, size)
+    d, levels = levels_of(blocks)
+    out = levels.astype(np.float32) * d.astype(np.float16).astype(np.float32)
+    return out.reshape(x.shape)
+
+
+#: The largest finite value of float8 e4m3 (``float8_e4m3fn``: 4 exponent bits, 3 mantissa bits, no infinity).
+E4M3_MAX = 448.0
+
+
+def round_e4m3(x: Any) -> np.ndarray:
+    """``x`` rounded to the nearest float8 e4m3 value (ties to even), cut to :math:`\\pm 448`.
+
+    e4m3 keeps 3 bits after the leading one: between :math:`2^e` and :math:`2^{e+1}` the values are
+    :math:`2^{e-3}` apart, for :math:`e \\ge -6`; below :math:`2^{-6}` they are :math:`2^{-9}` apart
+    (subnormals). The error of a normal value is therefore at most :math:`2^{-4}` of its size.
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    numpy.ndarray, shape x.shape, float64
+    """
+    x = finite_float64(as_real_array(x, "x"), "x")
+    mag = np.abs(x)
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log2(np.where(mag > 0, mag, 1.0)))
+    step = np.exp2(np.maximum(exponent, -6.0) - 3.0)
+    return np.clip(np.rint(x / step) * step, -E4M3_MAX, E4M3_MAX)
+
+
+#: What one fp8 scale covers in :func:`quantize_fp8`, for keys of shape ``(..., heads, seq, head_dim)``:
+#: the axes its maximum is taken over.
+FP8_SCALES = {"tensor": None, "head": (-2, -1)}
+
+
+def quantize_fp8(x: Any, scale: str) -> np.ndarray:
+    """Keys stored in float8 e4m3 under one scale per tensor or per head, and read back.
+
+    The scale is :math:`s = \\max|x| / 448` over the tensor (one layer's keys, vLLM's ``k_scale``)
+    or over each head; a value is stored as ``round_e4m3(x / s)`` and read back times :math:`s`.
+    The scale is taken from ``x`` itself (a calibration on the same keys).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., heads, seq, head_dim)
+    scale : {"tensor", "head"}
+        See :data:`FP8_SCALES`.
+
+    Returns
+    -------
+    numpy.ndarray, shape x.shape, float64
+    """
+    scale = check_choice(scale, FP8_SCALES, "scale")
+    x = finite_float64(as_real_array(x, "x", min_ndim=3 if scale == "head" else 1), "x")
+    axes = FP8_SCALES[scale]
+    s = np.abs(x).max(axis=axes, keepdims=axes is not None) / E4M3_MAX
+    safe = np.where(s > 0, s, 1.0)
+    return round_e4m3(x / safe) * safe
 
 
 def hadamard(dim: int) -> np.ndarray:

@@ -16,6 +16,8 @@
   by the query's, so the output mixes values turned by the relative distance.
 * :func:`pope_logits`: PoPE (Gopalakrishnan et al.): each component becomes a magnitude
   (softplus) whose phase comes from the position alone, plus an optional learned offset.
+* :func:`path_logits`: PaTH attention (Yang et al.): the transform between a key and a query is a
+  product of data-dependent Householder-like matrices, one per token between them.
 
 Plain numpy; every function validates its arguments with :mod:`rope_edu._checks`.
 """
@@ -53,6 +55,7 @@ __all__ = [
     "xdrope_angles",
     "vo_rope_output",
     "pope_logits",
+    "path_logits",
 ]
 
 
@@ -420,3 +423,50 @@ def pope_logits(
             raise ValueError(f"phase_bias must have shape (dim,) = ({dim},), got {delta.shape}")
         phase = phase + delta
     return np.einsum("mc,nc,mnc->mn", mq, mk, np.cos(phase))
+
+
+def path_logits(q: Any, k: Any, w: Any, beta: Any) -> np.ndarray:
+    """PaTH attention's causal logits: :math:`s_{mn} = q_m^{\\top} H_m H_{m-1} \\cdots H_{n+1}\\, k_n`.
+
+    Each token :math:`t` brings a Householder-like matrix :math:`H_t = I - \\beta_t\\, \\hat w_t \\hat
+    w_t^{\\top}` (:math:`\\hat w_t = w_t / \\lVert w_t \\rVert`); a key is multiplied by the matrix of
+    every token that comes after it, up to the query's, the latest on the left (as a cached key would
+    be, one new token at a time). :math:`s_{mm} = q_m^{\\top} k_m`. There are no positions: the transform
+    between a key and a query depends on the tokens between them, not on how many there are. With
+    every :math:`\\beta_t = 0` the logits are plain dot products; :math:`\\beta_t = 2` is a reflection.
+
+    Parameters
+    ----------
+    q, k, w : array_like, shape (seq, dim)
+        Queries, keys and the direction of each token's matrix (a zero row is refused).
+    beta : array_like, shape (seq,)
+        The strength of each token's matrix, in [0, 2] (the paper's :math:`2\\,\\sigma(\\cdot)`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (seq, seq), float64
+        Row :math:`m`, column :math:`n`; ``-inf`` above the diagonal (keys after the query).
+    """
+    q = finite_float64(as_real_array(q, "q", min_ndim=2), "q")
+    k = finite_float64(as_real_array(k, "k", min_ndim=2), "k")
+    w = finite_float64(as_real_array(w, "w", min_ndim=2), "w")
+    if q.ndim != 2 or q.shape != k.shape or q.shape != w.shape:
+        raise ValueError(f"q, k and w must have the same shape (seq, dim), got {q.shape}, {k.shape} and {w.shape}")
+    b = finite_float64(real_array(beta, "beta", "a real-valued array"), "beta")
+    if b.shape != q.shape[:1]:
+        raise ValueError(f"beta must have shape (seq,) = ({q.shape[0]},), got {b.shape}")
+    if b.size and (b.min() < 0 or b.max() > 2):
+        raise ValueError(f"beta must lie in [0, 2], got values from {b.min()} to {b.max()}")
+    norms = np.linalg.norm(w, axis=1)
+    if np.any(norms == 0):
+        raise ValueError("w must have no zero row (each token's matrix needs a direction)")
+    unit = w / norms[:, None]
+    seq = q.shape[0]
+    out = np.full((seq, seq), -np.inf)
+    for n in range(seq):
+        key = k[n].copy()
+        out[n, n] = q[n] @ key
+        for m in range(n + 1, seq):
+            key = key - b[m] * unit[m] * (unit[m] @ key)  # H_m applied to the key carried so far
+            out[m, n] = q[m] @ key
+    return out

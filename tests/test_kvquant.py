@@ -168,3 +168,76 @@ def test_block_tools_validate(call, error, match):
 
     with pytest.raises(error, match=match):
         call(kvquant)
+
+
+# --- ggml's q8_0 / q4_0 and fp8 e4m3 ---------------------------------------------------------------
+
+
+def test_ggml_quantize_by_hand():
+    from rope_edu.kvquant import ggml_quantize
+
+    # q8_0: largest size 127, so d = 1 (exact in float16); levels round half away from zero
+    x = np.zeros(32)
+    x[:6] = [127.0, 63.4, -0.5, 0.5, 2.5, -2.5]
+    np.testing.assert_array_equal(ggml_quantize(x, "q8_0")[:6], [127, 63, -1, 1, 3, -3])
+    # q4_0: the largest value -16 sets d = -16 / -8 = 2; level trunc(x / 2 + 8.5) - 8, cut to -8..7
+    y = np.zeros(32)
+    y[:6] = [-16.0, 16.0, 3.0, -3.0, 1.0, 0.9]
+    np.testing.assert_array_equal(ggml_quantize(y, "q4_0")[:6], [-16, 14, 4, -2, 2, 0])
+    # a block of zeros stays zero; blocks are independent
+    z = np.concatenate([np.zeros(32), y])
+    np.testing.assert_array_equal(ggml_quantize(z, "q4_0"), np.concatenate([np.zeros(32), ggml_quantize(y, "q4_0")]))
+
+
+@pytest.mark.parametrize("kind", ["q8_0", "q4_0"])
+def test_ggml_quantize_is_ggufs_bit_for_bit(kind):
+    quants = pytest.importorskip("gguf.quants")
+    from rope_edu.kvquant import ggml_quantize
+
+    x = (rng.standard_normal((5, 3, 64)) * np.exp(rng.uniform(-3, 3, (5, 3, 1)))).astype(np.float32)
+    qtype = getattr(quants.GGMLQuantizationType, kind.upper())
+    want = quants.dequantize(quants.quantize(x.reshape(-1, 64), qtype), qtype).reshape(x.shape)
+    np.testing.assert_array_equal(ggml_quantize(x, kind), want)
+
+
+def test_round_e4m3_by_hand_and_against_torch():
+    from rope_edu.kvquant import E4M3_MAX, round_e4m3
+
+    cases = {448.0: 448.0, 500.0: 448.0, -1e6: -448.0, 1.0625: 1.0, 1.1875: 1.25, 0.3: 0.3125,
+             2.0 ** -9: 2.0 ** -9, 2.0 ** -10: 0.0, 3 * 2.0 ** -10: 2.0 ** -8, 0.0: 0.0}
+    np.testing.assert_array_equal(round_e4m3(list(cases)), list(cases.values()))
+    torch = pytest.importorskip("torch")
+    y = rng.standard_normal(20000) * np.exp(rng.uniform(-12, 7, 20000))
+    want = torch.tensor(np.clip(y, -E4M3_MAX, E4M3_MAX)).to(torch.float8_e4m3fn).double().numpy()
+    np.testing.assert_array_equal(round_e4m3(y), want)
+
+
+def test_quantize_fp8_scales():
+    from rope_edu.kvquant import quantize_fp8, round_e4m3
+
+    k = rng.standard_normal((1, 3, 40, 64)) * np.array([1.0, 1e2, 1e5])[None, :, None, None]
+    per_tensor, per_head = quantize_fp8(k, "tensor"), quantize_fp8(k, "head")
+    s = np.abs(k).max() / 448
+    np.testing.assert_allclose(per_tensor, round_e4m3(k / s) * s, rtol=0, atol=0)
+    for h in range(3):  # each head's largest value comes back exactly, under its own scale
+        big = np.unravel_index(np.abs(k[0, h]).argmax(), k[0, h].shape)
+        np.testing.assert_allclose(per_head[0, h][big], k[0, h][big], rtol=1e-12)
+    # one scale for the layer: the small head's values fall in e4m3's coarse subnormal steps
+    err = [np.linalg.norm(x[0, 0] - k[0, 0]) / np.linalg.norm(k[0, 0]) for x in (per_tensor, per_head)]
+    assert err[0] > 2 * err[1]
+    np.testing.assert_array_equal(quantize_fp8(np.zeros((1, 2, 3, 4)), "head"), 0.0)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda m: m.ggml_quantize(np.ones((2, 48)), "q8_0"), ValueError, "multiple of 32"),
+    (lambda m: m.ggml_quantize(np.ones((2, 64)), "q5_0"), ValueError, "kind"),
+    (lambda m: m.ggml_quantize(np.array([np.nan] * 32), "q4_0"), ValueError, "x"),
+    (lambda m: m.round_e4m3(np.array([np.inf])), ValueError, "x"),
+    (lambda m: m.quantize_fp8(np.ones((2, 4)), "head"), ValueError, "x"),
+    (lambda m: m.quantize_fp8(np.ones((2, 3, 4)), "channel"), ValueError, "scale"),
+])
+def test_fp8_and_ggml_validate(call, error, match):
+    from rope_edu import kvquant
+
+    with pytest.raises(error, match=match):
+        call(kvquant)

@@ -107,6 +107,13 @@ def candidates() -> list[Candidate]:
         text_model = [c for c in text_model if "Encoder" not in c]
         if causal or text_model:
             found.append(Candidate(name, causal[0] if causal else text_model[0]))
+    # families whose text model applies no rotation at all (their only rotary class is a vision encoder's):
+    # rope_spec reads them as NoPE (the "nope" layer rule), and the sweep checks that against their code
+    for family in M.FAMILIES.values():
+        if family.layers and family.layers[0] == "nope":
+            name = family.code.rsplit(".", 1)[-1]
+            text = (MODELS / name / f"modeling_{name}.py").read_text(encoding="utf-8")
+            found.append(Candidate(name, re.findall(r"^class (\w+TextModel)\(", text, re.M)[0]))
     return found
 
 
@@ -261,6 +268,9 @@ SWEEP_CONFIG: dict[str, dict[str, Any]] = {
     "falcon_h1": {"mamba_d_ssm": 256, "mamba_n_heads": 8, "mamba_d_head": 32},
     "lfm2_moe": {"layer_types": ["conv", "full_attention"] * 3},
     "glm4v_moe": {"head_dim": 128, "hidden_size": 256},
+    # no rotation in its text model: its config class refuses qk_rope_head_dim > 0
+    "glm5_next": {"qk_rope_head_dim": 0, "linear_num_heads": 2, "linear_head_dim": 16, "hc_mult": 2,
+                  "index_kpool": 2},
 }
 # M-RoPE families whose rotary code holds the default sections (16, 24, 24) or (24, 20, 20): 128 dims
 for _name in ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "paddleocr_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_omni_moe"):
@@ -985,6 +995,8 @@ def rotary_families() -> list[tuple[str, M.Family, Candidate]]:
     by_name = {c.name: c for c in CANDIDATES}
     found = []
     for key, family in M.FAMILIES.items():
+        if family.layers and family.layers[0] == "nope":
+            continue  # no rotation in its text model, so no rotary module to compare (the sweep runs it)
         for package in family.code.split(","):
             package = package.strip()
             if package.startswith("transformers.models.") and package.split(".")[-1] in by_name:

@@ -360,6 +360,27 @@ def test_nope_layers_match_the_attention_modules():
     assert not rope_spec(llama4_config(), "full_attention").uses_rope
 
 
+def test_a_family_without_rotation_in_its_text_model_reads_as_nope():
+    """GLM-5-Next: its config class refuses qk_rope_head_dim > 0 and its text model passes no position
+    embeddings (tests/test_model_sweep.py runs it layer by layer); rope_spec reads every layer, and the whole
+    model, as NoPE with the reason, through its text config, the wrapper and a flat config alike."""
+    from rope_edu.models.registry import _GLM5_NEXT_NOPE
+
+    text = tiny("Glm5NextTextConfig", num_hidden_layers=4, index_kpool=4, index_topk=8)
+    with pytest.raises(Exception, match="Expecting NoPE"):  # huggingface_hub's validation error wraps it
+        tiny("Glm5NextTextConfig", qk_rope_head_dim=16, index_kpool=4, index_topk=8)
+    assert text.layer_types == ["linear_attention"] * 3 + ["indexed_attention"]
+    flat = {k: v for k, v in text.to_dict().items() if k != "model_type"}
+    for config in (text, {"model_type": "glm5_next", "text_config": flat}, {"model_type": "glm5_next", **flat}):
+        for spec in [rope_spec(config)] + [rope_spec(config, layer=i) for i in range(4)]:
+            assert (spec.uses_rope, spec.no_rope_reason, spec.defaults) == (False, _GLM5_NEXT_NOPE, ())
+            assert spec.head_dim == text.qk_nope_head_dim and spec.family == "glm5_next"
+            x = np.random.default_rng(0).standard_normal((1, 2, 5, spec.head_dim))
+            np.testing.assert_array_equal(spec.apply(x, np.arange(5) * 7), x)
+        assert "NoPE" in spec.describe() and _GLM5_NEXT_NOPE in spec.describe()
+    assert "glm5_next_text" not in M.UNSUPPORTED and "glm5_next" not in M.UNSUPPORTED
+
+
 def test_llama4_nope_temperature_matches_its_attention_forward(monkeypatch):
     # Run Llama4TextAttention with q_proj = identity and catch the query it hands to attention.
     mod = modeling("llama4")
@@ -579,7 +600,6 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "ro
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 0}, {}, ValueError, "rotary_dim"),
         ({**LLAMA, "model_type": "minimax_m2", "rotary_dim": 16.0}, {}, TypeError, "rotary_dim"),
         ({**LLAMA, "model_type": "exaone4", "layer_types": ["sliding_attention", 3]}, {}, TypeError, "layer_types"),
-        ({**LLAMA, "model_type": "glm5_next_text"}, {}, ValueError, "not supported by rope_spec"),
         ({**LLAMA, "model_type": "beam"}, {}, ValueError, "layer_type is required for Beam"),
         ({**LLAMA, "model_type": "deepseek_v4", "layer_types": ["sliding_attention"]}, {"layer": 0}, ValueError,
          "no rope_parameters nested by layer type"),

@@ -370,3 +370,41 @@ def test_ntk_alpha_base_stays_fixed_past_max_positions_in_transformers(family):
     emb(torch.zeros(1, 300, 64), positions)  # past max_position_embeddings = 64
     assert emb.rope_type == "ntk_alpha"
     np.testing.assert_allclose(emb.inv_freq.double().numpy(), want, rtol=1e-6)
+
+
+# --- PaTH -------------------------------------------------------------------------------------------
+
+
+def test_path_logits_are_the_product_of_the_matrices_in_between():
+    rng = np.random.default_rng(0)
+    q, k, w = rng.standard_normal((3, 7, 5))
+    beta = rng.uniform(0, 2, 7)
+    got = V.path_logits(q, k, w, beta)
+    unit = w / np.linalg.norm(w, axis=1, keepdims=True)
+    H = [np.eye(5) - beta[t] * np.outer(unit[t], unit[t]) for t in range(7)]
+    for m in range(7):
+        for n in range(7):
+            if n > m:
+                assert got[m, n] == -np.inf
+                continue
+            prod = np.eye(5)
+            for t in range(m, n, -1):  # H_m H_(m-1) ... H_(n+1)
+                prod = prod @ H[t]
+            np.testing.assert_allclose(got[m, n], q[m] @ prod @ k[n], rtol=1e-12, atol=1e-12)
+    # hand-derived: one token after the key, a reflection in the first axis of 2-d vectors
+    two = V.path_logits([[1.0, 0.0], [2.0, 1.0]], [[3.0, 4.0], [0.0, 1.0]], [[1.0, 1.0], [1.0, 0.0]], [0.0, 2.0])
+    assert two[1, 0] == 2.0 * -3.0 + 1.0 * 4.0 and two[0, 0] == 3.0 and two[1, 1] == 1.0
+    # no strength: plain dot products
+    np.testing.assert_allclose(np.tril(V.path_logits(q, k, w, np.zeros(7))), np.tril(q @ k.T), atol=1e-12)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: V.path_logits(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 3)), np.ones(3)), ValueError, "same shape"),
+    (lambda: V.path_logits(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.ones(2)), ValueError, "beta"),
+    (lambda: V.path_logits(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.full(3, 2.5)), ValueError, "beta"),
+    (lambda: V.path_logits(np.ones((3, 2)), np.ones((3, 2)), np.zeros((3, 2)), np.ones(3)), ValueError, "w"),
+    (lambda: V.path_logits(np.ones(3), np.ones(3), np.ones(3), np.ones(3)), ValueError, "q"),
+])
+def test_path_logits_bad_inputs(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

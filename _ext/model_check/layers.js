@@ -130,6 +130,7 @@ export const LAYER_RULES = {
   nope_indices: { reason: indicesReason, perLayer: true },
   switch: { reason: switchReason },
   no_window: { reason: windowReason, typed: (cfg) => cfg.has("sliding_window") },
+  nope: { reason: (family, cfg, state, index, layerType, why) => why, whole: true },
   forced: { reason: forcedReason, typed: () => false },
 };
 
@@ -172,6 +173,12 @@ export function knownTypes(reg, family) {
 export function perLayer(family) {
   const [r] = rule(family.layers);
   return !!(r && r.perLayer);
+}
+
+/** Why no layer of the family's text model rotates (a rule with `whole`), or null (layers.py: whole_model_reason). */
+export function wholeModelReason(family, cfg) {
+  const [r, args] = rule(family.layers);
+  return r && r.whole && r.reason ? r.reason(family, cfg, null, null, null, ...args) : null;
 }
 
 export function ruleState(family, cfg) {

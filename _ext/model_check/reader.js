@@ -5,7 +5,7 @@ import { valueError, typeError, own, given, isMapping, truthy, repr, equal, list
 import {
   PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
 } from "./config.js";
-import { knownTypes, layerTypes, noRopeReason, perLayer, ruleState, selectLayer, typeNames } from "./layers.js";
+import { knownTypes, layerTypes, noRopeReason, perLayer, ruleState, selectLayer, typeNames, wholeModelReason } from "./layers.js";
 import { FREQUENCIES } from "./scaling.js";
 
 function thetaDefault(family, layerType) {
@@ -25,6 +25,8 @@ function nestedKeys(reg, family, block, types) {
 const UNSCALED = "unscaled";
 
 function layerKind(reg, family, cfg, nested, state, index, layerType) {
+  const whole = wholeModelReason(family, cfg);
+  if (whole !== null) return [false, null, whole];
   if (reg.not_attention.includes(layerType)) return [false, null, `a ${repr(layerType)} layer has no attention, so no RoPE`];
   const why = noRopeReason(family, cfg, state, index, layerType);
   if (why !== null) return [false, null, why];
@@ -171,14 +173,17 @@ function rotaryPart(family, cfg, rope) {
 }
 
 function nopeParts(reg, family, cfg, nested, layerType) {
+  const whole = wholeModelReason(family, cfg) !== null;
   let key;
-  if (nested.length) {
+  if (whole) {
+    key = null;
+  } else if (nested.length) {
     if (family.rope_keys) layerType = own(family.rope_keys, layerType) ?? own(family.rope_keys, "*") ?? null;
     key = given(own(cfg.get("rope_parameters"), layerType)) ? layerType : null;
   } else {
     key = family.local_theta || family.flat_types ? layerType : null;
   }
-  if (!nested.length || key !== null) {
+  if (!whole && (!nested.length || key !== null)) {
     const rope = ropeFor(reg, family, cfg, key, nested);
     return [rope, rotaryPart(family, cfg, rope)];
   }

@@ -27,6 +27,8 @@ which layers rotate in a new way gets a new entry here (and in ``layers.js``), n
                                           rotates (``"none"``, Cohere 2: only layers with a window do) or every
                                           layer does (``"all"``, EXAONE 4: the code tests the window); ``rule``,
                                           another tagged value, names the layers
+``("nope", reason)``                      no layer rotates, attention or not: the family's text model applies no
+                                          rotation (GLM-5-Next), and ``reason`` says why
 ``("forced", list, value, built_from,     RoPE also in the layers whose entry of ``list`` is ``value``, when
 gate, default, rule)``                    ``gate`` (default ``default``) is 1, whatever ``rule`` says (Cohere 2
                                           MoE's dense prefix layers); a config that states ``built_from`` but
@@ -180,6 +182,11 @@ def _switch_reason(family: Family, cfg: _Config, state: Any, index: int | None, 
     return None if value == on else f"{name} = {value!r}: {family.label} uses RoPE only when it is {on!r}"
 
 
+def _nope_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+                 reason: str) -> str:
+    return reason
+
+
 def _window_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
                    mode: str, inner: Sequence[Any] | None = None) -> str | None:
     if mode == "none" and not cfg.has("sliding_window"):
@@ -230,6 +237,9 @@ class LayerRule:
         A config that lists no ``layer_types`` still has ``sliding_attention`` and ``full_attention`` layers.
     per_layer : bool
         The rule reads layer indices: without ``layer_types``, every layer is checked.
+    whole : bool
+        Its reason holds for every layer of the model, with attention or without: the reader asks it before
+        the layer's type (:func:`whole_model_reason`).
     """
 
     summary: str
@@ -240,6 +250,7 @@ class LayerRule:
     names: Callable[..., tuple[str, ...]] = lambda *args: ()
     local_global: bool = False
     per_layer: bool = False
+    whole: bool = False
 
 
 #: The layer rules by tag (see the module's table): one dispatch for every family's ``layers``.
@@ -257,6 +268,7 @@ LAYER_RULES: dict[str, LayerRule] = {
     "switch": LayerRule("RoPE only when a field has a given value", reason=_switch_reason),
     "no_window": LayerRule("rope_types, and what a config without a sliding window does", reason=_window_reason,
                            typed=_window_typed),
+    "nope": LayerRule("no layer rotates: the text model applies no rotation", reason=_nope_reason, whole=True),
     "forced": LayerRule("RoPE also in the layers a per-layer list marks, whatever the inner rule says",
                         reason=_forced_reason, typed=lambda cfg, *args: False),
 }
@@ -315,6 +327,14 @@ def per_layer(family: Family) -> bool:
     """True when the family's rule reads layer indices (every layer is checked)."""
     rule, _ = _rule(family.layers)
     return rule is not None and rule.per_layer
+
+
+def whole_model_reason(family: Family, cfg: _Config) -> str | None:
+    """Why no layer of the family's text model rotates (a rule with ``whole``), or None."""
+    rule, args = _rule(family.layers)
+    if rule is None or not rule.whole or rule.reason is None:
+        return None
+    return rule.reason(family, cfg, None, None, None, *args)
 
 
 def rule_state(family: Family, cfg: _Config) -> Any:

@@ -21,7 +21,7 @@ from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, 
                      _rotated, _split_heads)
 from .family import Family
 from .layers import (_LOCAL_GLOBAL, NOT_ATTENTION, _select_layer, known_types, layer_types, no_rope_reason, per_layer,
-                     rule_state, type_names)
+                     rule_state, type_names, whole_model_reason)
 from .rope_types import _read_rope
 
 
@@ -41,6 +41,9 @@ def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> lis
 def _layer_kind(family: Family, cfg: _Config, nested: list[str], state: Any, index: int | None,
                 layer_type: str | None) -> tuple[bool, str | None, str]:
     """(uses RoPE, the key of its RoPE parameters, why not) for one layer (or one layer type)."""
+    whole = whole_model_reason(family, cfg)
+    if whole is not None:
+        return False, None, whole
     if layer_type in NOT_ATTENTION:
         return False, None, f"a {layer_type!r} layer has no attention, so no RoPE"
     why = no_rope_reason(family, cfg, state, index, layer_type)
@@ -199,15 +202,19 @@ def _interleaved_section(section: Any, pairs: int) -> tuple[int, int, int]:
 
 
 def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str | None) -> tuple[_Rope, dict[str, Any]]:
-    """A layer without RoPE: the RoPE the config states for it or, where it states none, the config
-    class's default (:meth:`RopeSpec.apply` leaves such a layer alone; the rest is for reference)."""
-    if nested:
+    """A layer without RoPE: the RoPE the config states for it or, where it states none (or the family's
+    text model rotates nowhere), the config class's default (:meth:`RopeSpec.apply` leaves such a layer
+    alone; the rest is for reference)."""
+    whole = whole_model_reason(family, cfg) is not None
+    if whole:
+        key = None
+    elif nested:
         if family.rope_keys is not None:
             layer_type = family.rope_keys.get(layer_type, family.rope_keys.get("*"))  # type: ignore[arg-type]
         key = layer_type if cfg.data["rope_parameters"].get(layer_type) is not None else None
     else:
         key = layer_type if (family.local_theta or family.flat_types) else None
-    if not nested or key is not None:
+    if not whole and (not nested or key is not None):
         rope = _rope_for(family, cfg, key, nested)
         return rope, _rotary_part(family, cfg, rope)
     rope = _Rope(family.theta_default(layer_type), "default", {}, "(no RoPE)", {})

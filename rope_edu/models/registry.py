@@ -53,6 +53,10 @@ _PHIMOE_SCALING = ("Phi-3.5-MoE's rotary embedding, for every rope_type but 'def
                    "short_mscale or long_mscale, chosen by the length, instead of the type's attention factor, and "
                    "computes the frequencies without the length (LongRoPE's short factors at every length); "
                    "rope_spec does not model this")
+# GLM-5-Next: Glm5NextTextConfig refuses qk_rope_head_dim > 0, and its text model passes no position embeddings
+_GLM5_NEXT_NOPE = ("GLM-5-Next's text model applies no rotation: its DSA attention layers have qk_rope_head_dim 0 "
+                   "(its config class refuses any other value) and its KDA layers are linear attention; only its "
+                   "vision encoder rotates")
 _GPT_OSS_YARN = MappingProxyType({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                   "truncate": False, "original_max_position_embeddings": 4096})
 
@@ -299,6 +303,9 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma", head_default=256),
     _F("youtu", "Youtu-LLM (MLA)", ("youtu",), "transformers.models.youtu", rotary="mla",
        interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+    # no rotation in the text model: every layer reads as NoPE, with the reason
+    _F("glm5_next", "GLM-5-Next (text)", ("glm5_next_text",), "transformers.models.glm5_next",
+       head="qk_nope_head_dim", layers=("nope", _GLM5_NEXT_NOPE)),
     _F("zaya", "ZAYA", ("zaya",), "transformers.models.zaya", rotary="fraction", ignored_theta=("rope_theta",),
        nested_only=True, qk_norm="before_rope", head_default=128),
 ]}
@@ -322,7 +329,7 @@ for _mt in list(MODEL_TYPES):
 _WRAPPERS["kimi_k25"] = ("text_config", "deepseek_v3")  # Kimi K2.5: its language model is DeepSeek-V3
 
 #: Wrappers whose hub config.json may keep the language model's fields at the top level (no text_config).
-_FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
+_FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl", "glm5_next"})
 
 
 #: Families of the installed transformers that rope_spec refuses, and what it would need.
@@ -405,8 +412,4 @@ UNSUPPORTED: dict[str, str] = {
               "with use_mem_rope, over heads of 2 * hidden_size / num_attention_heads (the hidden state concatenated "
               "with the original embeddings); the registry has no rule for one attention block shared by several "
               "layers",
-    "glm5_next": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and linear "
-                 "attention layers); only its vision encoder rotates",
-    "glm5_next_text": "GLM-5-Next's language model uses no RoPE (DSA attention layers with qk_rope_head_dim 0 and "
-                      "linear attention layers); only its vision encoder rotates",
 }

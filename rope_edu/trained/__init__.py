@@ -25,7 +25,8 @@ and either with the *other* layout is the layout bug of chapter 6 on real weight
 Measured with it (scripts under ``scripts/``, results cached as package data under
 ``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
 context shift, bfloat16 positions), ``trained_context.py`` (scaled RoPE by position), ``trained_probe.py`` (what the heads do
-with their pairs: :func:`attention_probe` and the functions after it), ``trained_interventions.py`` (the same
+with their pairs: :func:`attention_probe` and the functions after it), ``trained_kvcache.py`` (quantised key
+caches and a shifted YaRN cache), ``trained_interventions.py`` (the same
 measurements with one cause switched off: :func:`head_scores`, :func:`previous_token_use`,
 :func:`uniform_attention`, :func:`shifted_frequencies`) and ``trained_retrieval.py`` (passkey retrieval by
 method and length: :func:`retrieval_summary`).

@@ -14,7 +14,7 @@ __all__ = ["RESULTS", "load_results", "CONTEXT_CACHES", "context_results", "wind
 
 #: The cached measurements :func:`load_results` reads, ``rope_edu/data/trained_{name}.json``.
 RESULTS = ("layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions",
-           "retrieval")
+           "retrieval", "kvcache")
 
 
 def load_results(name: str) -> dict[str, Any]:
@@ -22,14 +22,15 @@ def load_results(name: str) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions", "retrieval"}
+    name : {"layout", "cache", "context", "context_s4", "context_2048", "context_controls", "probe", "interventions", "retrieval", "kvcache"}
         Written by ``scripts/trained_{name}.py`` (each file states its command and CPU time);
         ``"context"`` is ``trained_context.py`` at ``s = 2`` over 16,384 tokens, ``"context_s4"`` the
         same script at ``s = 4`` over 32,768 tokens (``--tokens 32768 --factor 4``), and
         ``"context_2048"`` the script with ``--tokens 2048``, every method inside the trained length;
         ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``;
         ``"context_controls"`` is ``trained_context_controls.py`` (YaRN's attention factor and Position
-        Interpolation's fast pairs switched off one at a time, inside the trained length).
+        Interpolation's fast pairs switched off one at a time, inside the trained length); ``"kvcache"`` is
+        ``trained_kvcache.py`` (keys in llama.cpp's and vLLM's quantised caches, and a shifted YaRN cache).
     """
     import json
     from importlib import resources
