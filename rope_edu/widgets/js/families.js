@@ -95,8 +95,8 @@ function draw(fig) {
 export { familyNumbers, cardLines };
 // Wide: the grid left, the card right. Narrow (a phone): the card under the grid.
 export default figure(draw, { layouts: [
-  { width: 756, height: 296, headingAbove: true, grid: { x: 4, y: 14, label: 104, col: 128, chars: 16 },
-    card: { x: 378, y: 16, chars: 56 } },
+  { width: 690, height: 300, headingAbove: true, grid: { x: 4, y: 14, label: 100, col: 112, chars: 15 },
+    card: { x: 334, y: 16, chars: 54 } },
   { width: 380, height: 512, headingAbove: true, grid: { x: 4, y: 14, label: 104, col: 136, chars: 16 },
     card: { x: 4, y: 234, chars: 56 } },
 ] });
