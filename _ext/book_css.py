@@ -118,6 +118,19 @@ def _stash(outdir: Path, css: Path) -> tuple[Path, Path]:
     return stash / key, stash / f"{key}.cut"
 
 
+def shipped_stylesheet(outdir: Path, css: Path) -> bytes:
+    """``css`` (a file under ``outdir/_static``) as the theme ships it, whether or not this extension
+    has cut it yet. What the cut keeps depends on every page of the site, the Chinese edition's
+    under ``zh/`` among them, so a cache keyed on the site's look (the reader notebooks' pictures)
+    keys on this, not on the cut file."""
+    data = css.read_bytes()
+    if css in _stylesheets(outdir):
+        original, mark = _stash(outdir, css)
+        if mark.exists() and original.exists() and mark.read_text() == hashlib.sha256(data).hexdigest():
+            return original.read_bytes()
+    return data
+
+
 def _restore_stylesheets(outdir: Path) -> None:
     """Start from the stylesheets as the theme ships them: a build that did not copy them again finds
     the ones this extension cut last time (its hash is kept beside a copy of the original)."""

@@ -302,7 +302,7 @@ def output_catalog(app: Sphinx) -> tuple[Path | None, dict[str, str]]:
     """(path, English -> translation) of this edition's outputs catalog; (None, {}) in English."""
     if _edition(app) == "en":
         return None, {}
-    from reader_notebooks import catalog_messages
+    from reader_words import catalog_messages
 
     for folder in app.config.locale_dirs:
         path = Path(app.srcdir) / folder / app.config.language / "LC_MESSAGES" / f"{OUTPUTS}.po"
@@ -383,6 +383,13 @@ class _RestoreHeadingSlugs(Transform):
             env.metadata[env.docname]["myst_slugs"] = slugs
 
 
+class _LatinTerms(set):
+    """The Latin words the Chinese indexer has seen: a set that Sphinx's ``split`` can ``extend``."""
+
+    def extend(self, words) -> None:
+        self.update(words)
+
+
 def _index_terms_inside_terms() -> None:
     """Sphinx's Chinese search indexes the words jieba cuts the text into. With the term table as
     jieba's dictionary, 正弦位置编码 is one word, and ``cut_for_search`` adds only its two- and
@@ -400,6 +407,10 @@ def _index_terms_inside_terms() -> None:
 
     def init_with_terms(self, options: dict) -> None:
         init(self, options)
+        # Sphinx 7.4 keeps the Latin words seen so far in a list shared by the class, and its stem()
+        # asks whether each word is in it: a scan of every Latin word of the book per word, over a
+        # quarter of the Chinese build. The same question, asked of a set of this indexer's own.
+        self.latin_terms = _LatinTerms()
         path = options.get("dict")
         words = set()
         if path and os.path.isfile(path):
@@ -421,6 +432,17 @@ def _index_terms_inside_terms() -> None:
     zh.SearchChinese._rope_terms_inside = True
 
 
+def _one_document(app: Sphinx, doctree) -> None:
+    """Every node of a translated page belongs to the page's document. Sphinx parses each msgstr
+    as a document of its own and moves its nodes into the page, where they keep pointing at that
+    document, and through its settings at the whole build environment: each Chinese doctree
+    pickled the environment (6 MB a page instead of 0.25 MB), and every build that numbers the
+    figures unpickles every page's doctree."""
+    for node in doctree.findall(include_self=False):
+        if getattr(node, "_document", None) not in (None, doctree):
+            node._document = doctree
+
+
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
@@ -437,4 +459,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _switch_generated_pages)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)
+    app.connect("doctree-read", _one_document, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

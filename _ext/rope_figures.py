@@ -11,7 +11,6 @@ as one module per figure, :func:`rope_edu.widgets.bundle`), split in two.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from docutils import nodes
@@ -70,24 +69,18 @@ def _write_cjk_font(out: Path) -> None:
         encoding="utf-8")
 
 
-_PLACEHOLDER = re.compile(r'(<div class="rope-fig rope-fig-static" data-figure="[^"]*" role="figure" aria-label=")([^"]*)(")'
-                          r'|(<p class="rope-fig-noscript">)([^<]*)(</p>)')
-
-
 def _translate_placeholders(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
     """On a Chinese page, the figure placeholders' names and their no-JavaScript line in Chinese
     (the executed outputs are the English build's; loader.js translates the rest when it mounts)."""
     if app.builder.format != "html" or not _chinese(app) or "rope-fig-static" not in context.get("body", ""):
         return
-    from html import escape, unescape
+    from dataclasses import replace
 
     from rope_edu.i18n import translate
+    from rope_edu.widgets import replace_placeholders
 
-    def one(m: re.Match) -> str:
-        head, text, tail = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
-        return head + escape(translate(unescape(text), "zh_CN"), quote=True) + tail
-
-    context["body"] = _PLACEHOLDER.sub(one, context["body"])
+    context["body"] = replace_placeholders(context["body"], lambda p: replace(
+        p, label=translate(p.label, "zh_CN"), noscript=translate(p.noscript, "zh_CN")))
 
 
 class RopeFigure(Directive):

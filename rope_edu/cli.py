@@ -348,9 +348,9 @@ def _settings(a: Model, b: Model) -> list[str]:
                    "so the query and key rows must be permuted to match.")
     if sa.base != sb.base:
         out.append(f"base: A {C.grouped(sa.base)}, B {C.grouped(sb.base)}.")
-    if sa.scaling != sb.scaling:
+    if sa.rope_type != sb.rope_type:
         name = lambda s: "'default' (none)" if s == "default" else repr(s)  # noqa: E731
-        out.append(f"scaling type: A {name(sa.scaling)}, B {name(sb.scaling)}.")
+        out.append(f"scaling type: A {name(sa.rope_type)}, B {name(sb.rope_type)}.")
     pa, pb = dict(sa.scaling_params), dict(sb.scaling_params)
     labels = {"factor": "factor", "original_max_position_embeddings": "original length (trained context)"}
     for key in ["factor", "original_max_position_embeddings", *sorted((set(pa) | set(pb)) - set(labels))]:

@@ -153,9 +153,9 @@ def _scan(path: Path) -> tuple[dict[str, Any], list[str]]:
     import mmap
     import struct
 
-    from .trained import _gguf_module
+    from .trained.loading import gguf_module
 
-    types = _gguf_module().GGUFValueType
+    types = gguf_module().GGUFValueType
     string, array = int(types.STRING), int(types.ARRAY)
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         if buf[:4] != GGUF_MAGIC:
@@ -273,9 +273,9 @@ def read_gguf_config(path: Any) -> GGUFRead:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
-    from .trained import _gguf_module
+    from .trained.loading import gguf_module
 
-    keys = _gguf_module().constants.Keys
+    keys = gguf_module().constants.Keys
     fields, tensor_names = _scan(path)
     arch = fields.get(keys.General.ARCHITECTURE)
     if not isinstance(arch, str):

@@ -156,7 +156,7 @@ def layer_summary(spec: RopeSpec) -> str:
     lead = f"{spec.layer_type}: " if spec.layer_type else ""
     if not spec.uses_rope:
         return f"{lead}no RoPE ({spec.no_rope_reason or 'NoPE layer'})"
-    scaling = "no scaling" if spec.scaling == "default" else f"{spec.scaling} scaling"
+    scaling = "no scaling" if spec.rope_type == "default" else f"{spec.rope_type} scaling"
     return f"{lead}RoPE on {spec.rotary_dim} of {spec.head_dim} dims, base {grouped(spec.base)}, {scaling}"
 
 
@@ -218,7 +218,7 @@ def contexts(data: Mapping[str, Any], spec: RopeSpec | None, published: Any = No
     mpe = data.get("max_position_embeddings") if _is_int(data.get("max_position_embeddings")) else \
         data.get("n_positions") if _is_int(data.get("n_positions")) else spec.max_positions if spec is not None else None
     original = params.get("original_max_position_embeddings")
-    original = original if _is_int(original) and spec is not None and spec.scaling != "dynamic" else None
+    original = original if _is_int(original) and spec is not None and spec.rope_type != "dynamic" else None
     p_trained = getattr(published, "trained", None)
     p_extended = getattr(published, "extended", None)
     trained = next((x for x in (p_trained, original, mpe) if x is not None), None)
@@ -236,9 +236,9 @@ def plain_inv_freq(spec: RopeSpec) -> np.ndarray:
     """The frequencies ``spec`` would have without its scaling (proportional RoPE: its turning pairs, undivided)."""
     _spec(spec)
     if spec.rotating_pairs is not None:
-        plain = dataclasses.replace(spec, scaling="proportional", scaling_params={})
+        plain = dataclasses.replace(spec, rope_type="proportional", scaling_params={})
     else:
-        plain = dataclasses.replace(spec, scaling="default", scaling_params={})
+        plain = dataclasses.replace(spec, rope_type="default", scaling_params={})
     return plain.inv_freq()
 
 
@@ -284,14 +284,14 @@ def pairs_summary(spec: RopeSpec, ctx: Mapping[str, Any], rows: list[dict[str, A
         parts.append(f"{done} of {len(rows)} pairs complete a full turn within the training context (at their "
                      f"unscaled frequency, as in pre-training); the other {len(rows) - done - still} see only an arc "
                      "of their circle in training.")
-    if spec.scaling == "default":
+    if spec.rope_type == "default":
         parts.append("No scaling: every pair turns at b^(−2i/d).")
     elif spec.depends_on_length and maximum:
-        parts.append(f"The {spec.scaling} scaling moves {moved} of {len(rows)} pairs (ratio ≠ 1). It depends on the "
+        parts.append(f"The {spec.rope_type} scaling moves {moved} of {len(rows)} pairs (ratio ≠ 1). It depends on the "
                      f"length: the table shows the frequencies at the maximum context, {_tokens(maximum)} tokens "
                      "(up to the original context the model uses other ones; describe() above gives those).")
     else:
-        parts.append(f"The {spec.scaling} scaling moves {moved} of {len(rows)} pairs (ratio ≠ 1).")
+        parts.append(f"The {spec.rope_type} scaling moves {moved} of {len(rows)} pairs (ratio ≠ 1).")
     if still:
         parts.append(f"{still} pairs do not turn at all (proportional RoPE).")
     return parts
@@ -458,11 +458,11 @@ def _loader_warning(data: Mapping[str, Any], spec: RopeSpec | None, ctx: Mapping
     parts: list[str] = []
     v5only = (_block(data.get("rope_parameters")) is not None and _block(data.get("rope_scaling")) is None
               and data.get("rope_theta") is None)
-    if spec.scaling != "default":
+    if spec.rope_type != "default":
         rows = pair_table(spec, {"trained": None, "maximum": ctx["maximum"]})
         moved = sum(r["moved"] for r in rows)
         at = grouped(ctx["maximum"]) if spec.depends_on_length and ctx["maximum"] else None
-        older = OLDER_TRANSFORMERS.get(spec.scaling)
+        older = OLDER_TRANSFORMERS.get(spec.rope_type)
         past = grouped(spec.scaling_params.get("original_max_position_embeddings") or 0)
         if moved == 0:
             upto = f"up to {at} tokens" if at else "up to the maximum context"
@@ -475,13 +475,13 @@ def _loader_warning(data: Mapping[str, Any], spec: RopeSpec | None, ctx: Mapping
                 f"hand-written RoPE) drops it silently and runs plain RoPE: {effect}")
         drop += (f", and cos and sin would lose their factor {fmt_g(spec.attention_factor, 6)}."
                  if spec.attention_factor != 1 else ".")
-        parts.append(f"rope_type {spec.scaling!r}: {older}. Code {drop}" if older
-                     else f"rope_type {spec.scaling!r}: code {drop}")
-    if v5only and (spec.scaling != "default" or spec.base != 10000):
+        parts.append(f"rope_type {spec.rope_type!r}: {older}. Code {drop}" if older
+                     else f"rope_type {spec.rope_type!r}: code {drop}")
+    if v5only and (spec.rope_type != "default" or spec.base != 10000):
         lead = ("This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read "
                 "it and would run its config class's default base (10,000 for most families) instead of "
                 f"{grouped(spec.base)}")
-        parts.append(lead + (", with no scaling." if spec.scaling != "default" else "."))
+        parts.append(lead + (", with no scaling." if spec.rope_type != "default" else "."))
     if not parts:
         return None
     return {"id": "old_loader", "title": "A scaling an older loader would refuse or drop", "text": " ".join(parts),

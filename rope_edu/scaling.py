@@ -647,6 +647,12 @@ class Method:
     transformers: str | None = None
 
 
+#: The scaling methods the book teaches, by name. They are not the ``rope_type`` registry
+#: (:data:`rope_edu.models.ROPE_TYPES`: what a config can name, and how it is read): each method
+#: transformers implements has a ``rope_type`` of the same name (:attr:`Method.transformers`), whose
+#: entry there takes its summary from here and its frequencies from :func:`scaled_frequencies`;
+#: ``"ntk"`` (static NTK-aware, which no transformers ``rope_type`` computes) is here only, and the
+#: family-specific types (``"proportional"``, ``"ntk_alpha"``) are there only.
 METHODS: dict[str, Method] = {
     "default": Method(
         "default", _default, (), {},

@@ -29,10 +29,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from . import models as M
-from .models.config import _HF_THETA
-from .models.layers import _LOCAL_GLOBAL
-from .models.mirrored import callable_name
-from .models.registry import _FLAT_WRAPPERS, _WRAPPERS
+from .models.mirrored import TABLES, callable_name
 from .scaling import METHODS
 
 __all__ = ["VERSION", "callable_names", "family_defaults", "published_tables", "registry", "registry_json"]
@@ -93,7 +90,7 @@ def registry() -> dict[str, Any]:
         ``families`` (every row, the fields that differ from their default, callables as
         ``{"callable": name}``), ``model_types``, ``wrappers`` (multimodal model_type -> [sub-config
         key, inner model_type]), ``flat_wrappers``, ``unsupported``, ``not_attention``,
-        ``local_global``, ``hf_theta``, ``qk_norm``, ``layer_rules`` (tag -> summary of
+        ``local_global``, ``hf_theta`` (the four of :data:`rope_edu.models.mirrored.TABLES`), ``qk_norm``, ``layer_rules`` (tag -> summary of
         :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``),
         ``rope_types`` (:data:`rope_edu.models.ROPE_TYPES`: rope_type -> the names of its
         parameter reader and frequency function, ``depends_on_length``, ``retyped_only``,
@@ -115,12 +112,12 @@ def registry() -> dict[str, Any]:
         "family_defaults": defaults,
         "families": {key: _family(f, defaults) for key, f in M.FAMILIES.items()},
         "model_types": dict(M.MODEL_TYPES),
-        "wrappers": _plain(dict(_WRAPPERS), "_WRAPPERS"),
-        "flat_wrappers": sorted(_FLAT_WRAPPERS),
+        "wrappers": _plain(dict(TABLES["wrappers"]), "wrappers"),
+        "flat_wrappers": sorted(TABLES["flat_wrappers"]),
         "unsupported": dict(M.UNSUPPORTED),
         "not_attention": sorted(M.NOT_ATTENTION),
-        "local_global": list(_LOCAL_GLOBAL),
-        "hf_theta": _HF_THETA,
+        "local_global": list(TABLES["local_global"]),
+        "hf_theta": TABLES["hf_theta"],
         "qk_norm": dict(M.QK_NORM),
         "layer_rules": {tag: rule.summary for tag, rule in M.LAYER_RULES.items()},
         "rope_types": {name: {"read": callable_name(t.read, f"ROPE_TYPES[{name!r}].read"),

@@ -376,9 +376,11 @@ def build_chinese(root: Path) -> int:
     if not last.get("ok"):
         print("Chinese edition: the English build has not succeeded; build it first (make book)")
         return 1
+    started = time.perf_counter()
     returncode = i18n.build(root, every_page=bool(last.get("zh_every_page")))
     if returncode == 0:
         state_file.write_text(json.dumps({**last, "zh_every_page": False}))
+    print(f"make book --edition zh: Chinese edition {time.perf_counter() - started:.1f} s")
     return returncode
 
 

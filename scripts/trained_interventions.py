@@ -48,13 +48,12 @@ numbers for a slice (the first ``--slice`` tokens, one previous-token head) that
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
+
+from run_record import Clock, play_tokens, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -262,11 +261,11 @@ def main(argv: list[str] | None = None) -> dict:
 
     from rope_edu import trained
     from rope_edu.rope import frequencies
-    from trained_probe import POSITIONAL, hamlet_tokens
+    from trained_probe import POSITIONAL
 
-    wall, cpu = time.perf_counter(), _cpu()
+    clock = Clock()
     config, model = trained.load_llama()
-    ids, text = hamlet_tokens(args.tokens)
+    ids, text = play_tokens(["hamlet"], args.tokens, text=True)
     theta = frequencies(config.head_dim, config.base).astype(np.float64)
     c = _cpu()
     probe = trained.attention_probe(model, ids)
@@ -275,10 +274,6 @@ def main(argv: list[str] | None = None) -> dict:
     prev = [(int(a), int(b)) for a, b in zip(*np.nonzero(stats["previous"] >= POSITIONAL))]
     print("previous-token heads:", prev, flush=True)
     result = {
-        "command": "python scripts/trained_interventions.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "environment": {"numpy": np.__version__, "python": platform.python_version(), "cpus": os.cpu_count(),
-                        "threads": args.threads},
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "head_dim": config.head_dim,
                   "base": config.base, "n_layers": config.n_layers, "n_heads": config.n_heads,
                   "n_kv_heads": config.n_kv_heads, "layout": "half", "context_length": config.context_length},
@@ -298,10 +293,8 @@ def main(argv: list[str] | None = None) -> dict:
     result["spread_keys"] = spread_keys(probe, config.base)
     layer, head = prev[0]
     result["slice"] = slice_numbers(probe, theta, min(args.slice, ids.size), layer, head)
-    result["seconds_total"] = time.perf_counter() - wall
-    result["cpu_seconds_total"] = _cpu() - cpu
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+    result = {**record("trained_interventions.py", argv, clock, "numpy", threads=args.threads), **result}
+    write_json(args.out, result, compact=True)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 

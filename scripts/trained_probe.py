@@ -65,15 +65,6 @@ def _r(x, digits=5):
     return np.round(np.asarray(x, dtype=np.float64), digits).tolist()
 
 
-def hamlet_tokens(n: int):
-    """The first ``n`` tokens of Hamlet and their text."""
-    from rope_edu import trained
-
-    tok = trained.load_tokenizer()
-    ids = play_tokens(["hamlet"], n, tok)
-    return ids, tok.decode(ids.tolist())
-
-
 def statistics(probe: dict, n: int, inv_freq) -> dict:
     """Everything measured from one probe, restricted to its first ``n`` tokens
     (:func:`rope_edu.trained.probe_statistics`)."""
@@ -136,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     clock = Clock()
     config, model = trained.load_llama()
-    ids, text = hamlet_tokens(args.tokens)
+    ids, text = play_tokens(["hamlet"], args.tokens, text=True)
     theta = frequencies(config.head_dim, config.base)
     c = _cpu()
     probe = trained.attention_probe(model, ids)

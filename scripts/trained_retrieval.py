@@ -43,11 +43,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import shlex
 import sys
 import time
 from pathlib import Path
+
+from run_record import Clock, record, write_json  # scripts/run_record.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    clock = Clock()
     config, tensors = trained.read_gguf()
     tok = trained.load_tokenizer()
     trained_length = config.context_length
@@ -236,9 +236,9 @@ def main(argv: list[str] | None = None) -> dict:
                                "cpu_seconds": time.process_time() - c, "seconds": time.perf_counter() - w})
                 print(f"L {length:6d} {name:24s} depth {depth:.1f} key {key} greedy {result['greedy']!s:5s} "
                       f"log p {result['log_prob']:8.2f}  ({trials[-1]['seconds']:.0f} s)", flush=True)
-                write(args, argv, wall, cpu, config, trials, skipped, prefixes)
+                write(args, argv, clock, config, trials, skipped, prefixes)
             del cache, model
-    result = write(args, argv, wall, cpu, config, trials, skipped, prefixes)
+    result = write(args, argv, clock, config, trials, skipped, prefixes)
     print(f"wrote {args.out} ({result['cpu_seconds_total']:.0f} CPU-s, {result['seconds_total']:.0f} s)")
     return result
 
@@ -302,19 +302,15 @@ def verify(config, tensors, tok, args) -> dict:
     return out
 
 
-def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
-    import numpy as np
-    import torch
-
+def write(args, argv, clock, config, trials, skipped, prefixes) -> dict:
     from rope_edu import trained
 
+    head = record("trained_retrieval.py", argv, clock, "torch", "numpy", threads=args.threads)
+    environment = head.pop("environment")
     result = {
-        "command": "python scripts/trained_retrieval.py " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "seconds_total": time.perf_counter() - wall,
-        "cpu_seconds_total": time.process_time() - cpu,
+        **head,
         "cpu_seconds_before": getattr(args, "cpu_before", 0.0),  # earlier runs this one resumed
-        "environment": {"torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
-                        "cpus": os.cpu_count(), "threads": args.threads},
+        "environment": environment,
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "engine": "rope_edu.torch_rope.TorchLlama",
                   "context_length": config.context_length},
         "prompt": {"intro": INTRO, "filler": FILLER, "needle": NEEDLE, "question": QUESTION, "answer": ANSWER},
@@ -327,8 +323,7 @@ def write(args, argv, wall, cpu, config, trials, skipped, prefixes) -> dict:
         "trials": trials,
         "skipped": skipped,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     return result
 
 

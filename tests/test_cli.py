@@ -211,7 +211,7 @@ def test_gguf_reads_as_the_config_it_came_from(files, tmp_path):
     want = M.rope_spec({"model_type": "stablelm", "hidden_size": 512, "num_attention_heads": 4,
                         "partial_rotary_factor": 0.25, "rope_theta": 10000.0,
                         "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
-    assert (spec.rotary_dim, spec.scaling, spec.base) == (want.rotary_dim, "linear", 10000.0) == (32, "linear", 1e4)
+    assert (spec.rotary_dim, spec.rope_type, spec.base) == (want.rotary_dim, "linear", 10000.0) == (32, "linear", 1e4)
     assert np.array_equal(spec.inv_freq(), want.inv_freq())
     path = write_gguf(tmp_path / "g.gguf", "gemma", hidden=2048, heads=8, key_length=256, scaling=None, factor=None,
                       original=None, base=None)
@@ -285,7 +285,7 @@ def test_gguf_refusals_and_warnings(tmp_path, capsys):
     path = write_gguf(tmp_path / "f.gguf", scaling=None, factor=None, original=None,
                       extra={"qwen2.rope.scale_linear": 2.0})
     spec = M.rope_spec(read_gguf_config(path).config)
-    assert (spec.scaling, dict(spec.scaling_params)) == ("linear", {"factor": 2.0})
+    assert (spec.rope_type, dict(spec.scaling_params)) == ("linear", {"factor": 2.0})
 
 
 def test_smollm2_gguf(tmp_path, capsys):

@@ -121,6 +121,18 @@ def test_the_chinese_site_shares_the_english_static_files(built_book):
 
 @pytest.mark.book
 @pytest.mark.browser
+def test_chinese_doctrees_hold_only_their_page(built_book):
+    """A translated page's doctree is about the size of the English one (it once pickled the whole
+    build environment through each translated message's own document: 25 times the size, and
+    every build that numbers figures unpickles every page; _ext/editions.py ``_one_document``)."""
+    english = ROOT / "_build" / ".doctrees" / "notebooks"
+    chinese = ROOT / "_build" / "zh" / "_build" / ".doctrees" / "notebooks"
+    sizes = {p.name: (p.stat().st_size, (chinese / p.name).stat().st_size) for p in english.glob("*.doctree")}
+    assert sizes, english
+    big = {name: s for name, s in sizes.items() if s[1] > 3 * s[0]}
+    assert not big, big
+
+
 def test_a_chinese_chapter_opens_with_its_figures(site_url, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
@@ -143,13 +155,13 @@ def test_a_chinese_chapter_opens_with_its_figures(site_url, browser):
 # --- the Chinese reader notebooks (_ext/reader_notebooks.py, in the Chinese build) -----------------
 
 sys.path.insert(0, str(ROOT / "_ext"))
-import reader_notebooks  # noqa: E402
+import reader_words  # noqa: E402  (_ext/reader_words.py: an edition's wording)
 
 
 def test_markdown_translator_puts_each_message_in_its_place():
     """A message replaces its whole paragraph, list item, heading, table cell or theorem title,
     whatever the source's line breaks and indentation; text no message matches stays English."""
-    translate = reader_notebooks.markdown_translator({
+    translate = reader_words.markdown_translator({
         "RoPE in two dimensions": "二维的 RoPE",
         "A paragraph that spans two lines of the source.": "跨两行的段落。",
         "an item whose text goes on": "一项，\n接着写",
@@ -170,12 +182,12 @@ def test_markdown_translator_puts_each_message_in_its_place():
 
 
 def test_chinese_labels_of_the_reader_notebooks():
-    words = reader_notebooks.Words("zh_CN", {"Theorem": "定理", "Exercise": "练习", "Solution to": "解答"})
+    words = reader_words.Words("zh_CN", {"Theorem": "定理", "Exercise": "练习", "Solution to": "解答"})
     assert words.head("Theorem", "4.1", "平面旋转") == "**定理 4.1**（平面旋转）。"
     assert words.end("证明") == "证明。" and words.end("Proof") == "Proof."   # untranslated: English
-    assert reader_notebooks.Words("zh_CN", {"Note": "注意"}).admonition("note") == "注意"
+    assert reader_words.Words("zh_CN", {"Note": "注意"}).admonition("note") == "注意"
     assert words.solution("1.2") == "练习 1.2 的解答"
-    english = reader_notebooks.ENGLISH
+    english = reader_words.ENGLISH
     assert english.head("Theorem", "4.1", "Plane rotations") == "**Theorem 4.1** (Plane rotations)."
     assert english.solution("1.2") == "Solution to Exercise 1.2"
 
@@ -206,7 +218,7 @@ def test_chinese_reader_notebooks(built_book):
         md = _markdown(zh)
         left = [m.group(0) for m in MYST.finditer(md)]
         assert not left, f"{name}: MyST left in the Chinese reader notebook: {left[:5]}"
-        messages = reader_notebooks.catalog_messages(ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / f"{name}.po")
+        messages = reader_words.catalog_messages(ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / f"{name}.po")
         source = json.loads(chapter.read_text(encoding="utf-8"))
         title = next(c for c in source["cells"] if c["cell_type"] == "markdown")["source"]
         title = "".join(title).split("\n", 1)[0].removeprefix("# ").strip()
@@ -219,10 +231,10 @@ def test_chinese_reader_notebooks(built_book):
         en_code = [c for c in en["cells"] if c["cell_type"] == "code"]
         assert [c["outputs"] for c in code[1:]] and len(code) == len(en_code)
         for a, b in zip(code[1:], en_code[1:]):
-            assert a["outputs"] == b["outputs"] or reader_notebooks.ZH_FIGURE_CAPTION in json.dumps(a["outputs"], ensure_ascii=False)
+            assert a["outputs"] == b["outputs"] or reader_words.ZH_FIGURE_CAPTION in json.dumps(a["outputs"], ensure_ascii=False)
             assert "".join(a["source"]).split("\n", 1)[-1] == "".join(b["source"]).split("\n", 1)[-1]
         setup = "".join(code[0]["source"])
-        assert setup.startswith(reader_notebooks.ZH_SETUP_TITLE)
+        assert setup.startswith(reader_words.ZH_SETUP_TITLE)
         assert setup.index('rope_edu.i18n.set_language("zh_CN")') < setup.index("rope_edu.plots.use_style()")
 
 

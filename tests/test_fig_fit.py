@@ -1,7 +1,7 @@
 """Every interactive figure of the built book lays out for the width it gets (issue 34).
 
-Each chapter page with figures is opened in headless Chromium at 390×844 with touch (a phone) and
-at 1280×800 (a laptop). For every figure (``figure_driver.FIT_JS``): its box and everything inside
+Each chapter page with figures is opened in headless Chromium at 390×844 with touch (a phone); at
+1280 px the page survey's visit measures it (``test_surfaces.survey``). For every figure (``figure_driver.FIT_JS``): its box and everything inside
 it are no wider than the viewport (no element's ``scrollWidth`` past its box: nothing scrolls
 sideways), all text drawn in its SVG is at least 10 px as shown (font size times the drawing's
 scale), and on the phone its sliders and menus are at least 44 px tall. At 1280 px every figure
@@ -33,30 +33,29 @@ def _settle(page) -> None:
 
 
 @pytest.fixture(scope="module")
-def fit(site_url, browser):
+def fit(site_url, browser, page_survey):
     """Per chapter: the fit reports on a phone and a laptop, after a resize each way, and the
-    engine's requests."""
+    engine's requests. The page opens fresh on a phone here; at 1280 px it is the page survey's own
+    visit (``test_surfaces.survey``: opened at 1280 px, resized to 390 px and back), not a second."""
     out = {}
     for stem in CHAPTERS:
-        record = {}
-        for view, size in (("phone", PHONE), ("laptop", LAPTOP)):
-            context = browser.new_context(viewport=size, has_touch=view == "phone")
-            page = context.new_page()
-            requests: list[str] = []
-            page.on("request", lambda r, requests=requests: requests.append(r.url))
-            page.goto(f"{site_url}/notebooks/{stem}.html", wait_until="load")
-            page.wait_for_function(_MOUNTED, timeout=30_000)
-            _settle(page)
-            record[view] = figure_driver.measure_fit(page)
-            record[f"{view} requests"] = [u.split("?")[0] for u in requests if "/rope_figures/" in u]
-            other = LAPTOP if view == "phone" else PHONE
-            page.set_viewport_size(other)
-            _settle(page)
-            record[f"{view} resized"] = figure_driver.measure_fit(page)
-            page.set_viewport_size(size)
-            _settle(page)
-            record[f"{view} back"] = figure_driver.measure_fit(page)
-            context.close()
+        record = dict(page_survey["reports"][f"notebooks/{stem}.html"].get("fit") or {})
+        context = browser.new_context(viewport=PHONE, has_touch=True)
+        page = context.new_page()
+        requests: list[str] = []
+        page.on("request", lambda r, requests=requests: requests.append(r.url))
+        page.goto(f"{site_url}/notebooks/{stem}.html", wait_until="load")
+        page.wait_for_function(_MOUNTED, timeout=30_000)
+        _settle(page)
+        record["phone"] = figure_driver.measure_fit(page)
+        record["phone requests"] = [u.split("?")[0] for u in requests if "/rope_figures/" in u]
+        page.set_viewport_size(LAPTOP)
+        _settle(page)
+        record["phone resized"] = figure_driver.measure_fit(page)
+        page.set_viewport_size(PHONE)
+        _settle(page)
+        record["phone back"] = figure_driver.measure_fit(page)
+        context.close()
         out[stem] = record
     return out
 

@@ -8,7 +8,6 @@ tests (``tests/test_figures_*.py``) draw them; these check what can be checked i
 
 from __future__ import annotations
 
-import html
 import importlib
 import json
 import math
@@ -42,9 +41,9 @@ def _figure(name: str) -> Figure:
 
 
 def _payload(markup: str) -> dict:
-    match = re.search(r'data-payload="([^"]*)"', markup)
-    assert match, "the placeholder carries its payload in data-payload"
-    return json.loads(html.unescape(match.group(1)))
+    found = widgets.placeholders(markup)
+    assert len(found) == 1, "the markup is one placeholder, which carries its payload in data-payload"
+    return found[0].traits
 
 
 @pytest.fixture
@@ -88,12 +87,33 @@ def test_static_markup_is_a_placeholder_with_a_json_payload(name):
     assert markup.startswith('<div class="rope-fig rope-fig-static"') and markup.endswith("</div>")
     assert f'data-figure="{name}"' in markup
     payload = _payload(markup)
-    assert {"controls", "state", "data"} <= set(payload)
-    assert payload["name"] == name
-    assert payload["state"] == payload["defaults"] == demo.defaults
-    assert [c["name"] for c in payload["controls"]] == [c.name for c in demo.controls]
-    assert isinstance(payload["data"], dict)
+    assert payload["_name"] == name
+    assert {k: payload[k] for k in demo.defaults} == payload["_defaults"] == demo.defaults
+    assert [c["name"] for c in payload["_controls"]] == [c.name for c in demo.controls]
+    assert isinstance(payload["_data"], dict)
     assert len(markup) < MAX_HTML_BYTES, f"{name}: {len(markup):,} characters of markup; keep data() small"
+
+
+def test_placeholders_are_read_back_and_rewritten_by_one_parser():
+    """The build finds figures in outputs and pages, and relabels them, through
+    ``widgets.placeholders`` and ``replace_placeholders``: what ``Figure.html`` writes reads back whole."""
+    from dataclasses import replace
+
+    from rope_edu.widgets import clock
+
+    one, two = clock.DEMO.html(m=3), clock.DEMO.html()
+    page = f"<p>before</p>{one}<p>between &amp; \"x\"</p>{two}"
+    found = widgets.placeholders(page)
+    assert [p.html() for p in found] == [one, two]
+    assert found[0].name == "clock" and found[0].label == clock.DEMO.title and found[0].traits["m"] == 3
+    relabelled = widgets.replace_placeholders(page, lambda p: replace(p, label="a <\"b\">", noscript="n & o"))
+    assert [(p.label, p.noscript, p.payload) for p in widgets.placeholders(relabelled)] == \
+        [('a <"b">', "n & o", p.payload) for p in found]
+    assert relabelled.startswith("<p>before</p>") and "<p>between &amp; \"x\"</p>" in relabelled
+    with pytest.raises(TypeError, match="markup"):
+        widgets.placeholders(None)
+    with pytest.raises(TypeError, match="change"):
+        widgets.replace_placeholders(page, "label")
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -122,6 +142,11 @@ def test_live_widget_has_one_trait_per_control_at_its_default(name):
         value = getattr(w, c.name)
         assert value == c.value and type(value) is type(c.coerce(c.value)), (c.name, value, c.value)
     assert w._name == name and w._defaults == demo.defaults
+    # the static book's payload is these traits, by the same names (loader.js renames nothing)
+    payload = demo._payload()
+    engine = {"_esm", "_css", "_anywidget_id", "_messages"}  # the code, and the language's catalog
+    assert set(payload) == set(type(w).class_trait_names(sync=True)) - set(anywidget.AnyWidget.class_trait_names()) - engine
+    assert all(getattr(w, k) == v for k, v in payload.items())
 
 
 @pytest.mark.parametrize("name", JS_FIGURES)
@@ -181,7 +206,8 @@ def test_clock_show_takes_a_numeric_base(monkeypatch):
     assert clock.DEMO.state(m=1024, base=500000.0) == {"m": 1024, "base": "500000"}
     monkeypatch.setenv(STATIC_ENV, "1")
     shown = clock.DEMO.show(m=1024, base=500000.0)
-    assert _payload(shown.data)["state"] == {"m": 1024, "base": "500000"}
+    traits = _payload(shown.data)
+    assert {k: traits[k] for k in ("m", "base")} == {"m": 1024, "base": "500000"}
     monkeypatch.setenv(STATIC_ENV, "0")
     pytest.importorskip("anywidget")
     w = clock.DEMO.show(m=1024, base=500000.0)
@@ -225,7 +251,7 @@ def test_colour_maps_are_sequential_and_diverging():
 
 def test_core_helpers_in_node_agree_with_python(tmp_path, node):
     (tmp_path / "fig.mjs").write_text(
-        bundle("rotation2d") + "\nexport { snapZero, cmapColor, subscript, COLORMAPS, COLOR_CYCLE };\n", encoding="utf-8"
+        bundle("rotation2d"), encoding="utf-8"  # core.js exports snapZero, cmapColor, subscript, the colours
     )
     values = [0.0, 2.2e-16, -3e-13, 1e-12, -0.25, 7.0]
     ts = [0.0, 0.05, 0.5, 0.73, 1.0, -1.0, 2.0]
@@ -262,8 +288,9 @@ def test_core_helpers_in_node_agree_with_python(tmp_path, node):
 
 
 def test_static_modules_are_the_bundle_split_in_two():
-    """``core.js`` (colours and engine, every top-level name exported) plus a figure's module (an
-    import of those names, then the figure's own file) run the same statements as the live bundle."""
+    """``core.js`` (colours and engine, exporting what its export statement lists) plus a figure's
+    module (an import of those names, then the figure's own file) run the same statements as the
+    live bundle."""
     from rope_edu.widgets._core import core_names
 
     modules = widgets.static_modules()
@@ -272,29 +299,33 @@ def test_static_modules_are_the_bundle_split_in_two():
     assert {"figure", "plot", "COLORS", "layoutView", "chooseLayout", "textLines"} <= set(names)
     assert len(names) == len(set(names))
     core = modules["core.js"]
-    export = f"\nexport {{ {', '.join(names)} }};\n"
-    assert core.endswith(export)
     for name in JS_FIGURES:
         head, own = modules[f"{name}.js"].split("\n", 1)
         assert head == f'import {{ {", ".join(names)} }} from "./core.js";'
         assert own == (JS_DIR / f"{name}.js").read_text(encoding="utf-8")
-        assert core[: -len(export)] + "\n" + own == bundle(name)
+        assert core + "\n" + own == bundle(name)
         assert len(modules[f"{name}.js"]) < len(core), f"{name}: a figure's module carries its own code only"
 
 
-def test_core_names_are_every_top_level_declaration():
-    """The export list is read off core.js's top-level lines: one declaration per line, so a name
-    declared after a comma (``const A = 1, B = 2``) would be missed and fail in the book only."""
+#: A top-level declaration of core.js (a line that starts with it, no indentation).
+_TOP_LEVEL = re.compile(r"^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M)
+
+
+def test_figures_use_only_what_core_exports():
+    """core.js says what it exports; its other top-level names are its own. A figure that reads one
+    of those works in the live bundle (one module) but not in the static book (imports only the
+    exports), so no figure may name them; and every exported name is declared."""
+    from rope_edu.widgets._core import core_names
+
     source = (JS_DIR / "core.js").read_text(encoding="utf-8")
-    for line in source.splitlines():
-        if re.match(r"(const|let|var) ", line):
-            depth, seen = 0, line.split("=", 1)[1]
-            commas = 0
-            for ch in seen:
-                depth += ch in "([{"
-                depth -= ch in ")]}"
-                commas += ch == "," and depth == 0
-            assert commas == 0, f"core.js declares two names on one line: {line[:80]}"
+    declared = _TOP_LEVEL.findall(source)
+    exported = core_names()[3:]
+    assert set(exported) <= set(declared), sorted(set(exported) - set(declared))
+    own = set(declared) - set(exported)
+    for name in JS_FIGURES:
+        code = re.sub(r"//[^\n]*", "", (JS_DIR / f"{name}.js").read_text(encoding="utf-8"))
+        used = {n for n in own if re.search(rf"(?<![\w$.]){re.escape(n)}(?![\w$])", code)}
+        assert not used, f"{name}.js reads core.js's own {sorted(used)}: add them to core.js's export statement"
 
 
 def test_static_modules_link_and_run_in_node(tmp_path, node):

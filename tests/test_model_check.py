@@ -35,7 +35,7 @@ NODE_HARNESS = ROOT / "tests" / "model_check_node.mjs"
 #: Every released model of rope_edu.models (the page lists them all)
 PUBLISHED = [p for rows in published_tables().values() for p in rows.values()]
 RTOL = 1e-12
-EXACT = ("family", "model_type", "head_dim", "rotary_dim", "rotary_offset", "layout", "output_layout", "scaling",
+EXACT = ("family", "model_type", "head_dim", "rotary_dim", "rotary_offset", "layout", "output_layout", "rope_type",
          "uses_rope", "qk_norm", "layer_type", "layer", "max_positions", "mrope_section", "mrope_assignment",
          "rotating_pairs", "clockwise", "note", "no_rope_reason", "depends_on_length")
 CLOSE = ("base", "attention_factor", "softmax_scale_factor", "temperature_tuning", "query_scale", "query_power",
@@ -146,7 +146,7 @@ def plan_differences(config: dict, js: dict) -> list[str]:
         try:
             s = M.rope_spec(dict(config), layer=i)
             key = (s.layer_type, s.uses_rope, s.no_rope_reason if not s.uses_rope else "", s.rotary_dim, s.head_dim,
-                   s.base, s.scaling) if s.uses_rope else (s.layer_type, False, s.no_rope_reason)
+                   s.base, s.rope_type) if s.uses_rope else (s.layer_type, False, s.no_rope_reason)
         except (ValueError, TypeError) as exc:
             key = ("refused", str(exc))
         groups.setdefault(key, []).append(i)
@@ -359,7 +359,7 @@ def test_both_schemas_read_as_transformers_5_reads_them(top):
     config = {**BOTH_AGREE, **({"rope_theta": top} if top else {})}
     hf = AutoConfig.for_model(**copy.deepcopy(config)).rope_parameters
     spec = M.rope_spec(copy.deepcopy(config))
-    assert (spec.base, spec.scaling) == (hf["rope_theta"], hf["rope_type"]) and spec.base == (top or 10000.0)
+    assert (spec.base, spec.rope_type) == (hf["rope_theta"], hf["rope_type"]) and spec.base == (top or 10000.0)
     assert any("rope_parameters.rope_theta = 1000000.0 is not read" in d for d in spec.defaults)
     answer = run_node([_json(config)], [{"config": 0, "select": {}, "seq_len": None, "analyse": True}])["results"][0]
     assert not differences(python_answer(config, {}, None), answer)
@@ -537,7 +537,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
         if spec.uses_rope:
             # against plain RoPE at the same base (proportional RoPE: its pairs that turn, undivided)
             plain = (M.ROPE_TYPES["proportional"].frequencies(spec.rotary_dim, spec.base, {}, spec.rotating_pairs)[0] if spec.rotating_pairs
-                     else M.RopeSpec(**{**spec.__dict__, "scaling": "default", "scaling_params": {}}).inv_freq())
+                     else M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}}).inv_freq())
             # a length-dependent scaling (LongRoPE, dynamic NTK) is shown at the maximum context, as checks.js's
             # contexts() finds it: the published extension or max_position_embeddings, at least the trained length
             seq_len = None

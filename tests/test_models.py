@@ -289,7 +289,7 @@ def test_dynamic_ntk_past_the_trained_length():
     config = tiny("LlamaConfig", hidden_size=64, num_attention_heads=2, max_position_embeddings=32,
                   rope_scaling={"rope_type": "dynamic", "factor": 2.0})
     spec = rope_spec(config)
-    assert spec.scaling == "dynamic" and spec.depends_on_length
+    assert spec.rope_type == "dynamic" and spec.depends_on_length
     plain = S.scaled_frequencies("default", 32, 10000.0)[0]
     np.testing.assert_allclose(spec.inv_freq(), plain)  # what the model holds after loading
     for seq_len in (16, 32, 33, 100, 400):
@@ -332,7 +332,7 @@ def test_longrope_switches_at_the_original_length():
 def test_gemma3_local_and_global_layers():
     config = CASES["gemma3-global"][1]()
     local, glob = rope_spec(config, "sliding_attention"), rope_spec(config, "full_attention")
-    assert (local.base, local.scaling) == (1e4, "default") and (glob.base, glob.scaling) == (1e6, "linear")
+    assert (local.base, local.rope_type) == (1e4, "default") and (glob.base, glob.rope_type) == (1e6, "linear")
     for i, layer_type in enumerate(config.layer_types):
         assert rope_spec(config, layer=i) == rope_spec(config, layer_type, layer=i)
         assert rope_spec(config, layer=i).base == (1e6 if layer_type == "full_attention" else 1e4)
@@ -443,13 +443,13 @@ def test_minimind_dict_is_llama_style_half_split():
     # its YaRN option (inference_rope_scaling): every field stated, attention_factor 1.0
     yarn = dict(factor=16, original_max_position_embeddings=64, beta_fast=32, beta_slow=1, attention_factor=1.0)
     scaled = rope_spec({**minimind, "inference_rope_scaling": True, "rope_scaling": {**yarn, "type": "yarn"}})
-    assert scaled.scaling == "yarn" and scaled.attention_factor == 1.0
+    assert scaled.rope_type == "yarn" and scaled.attention_factor == 1.0
     llama_yarn = tiny("LlamaConfig", hidden_size=64, num_attention_heads=4, max_position_embeddings=512,
                       rope_parameters={"rope_type": "yarn", "rope_theta": 1e6, **yarn})
     assert_same_rotation(scaled, HF["llama"], llama_yarn, 300)
     # MiniMind applies it only when max_position_embeddings exceeds the original length
     short = rope_spec({**minimind, "max_position_embeddings": 64, "rope_scaling": {**yarn, "type": "yarn"}})
-    assert short.scaling == "default"
+    assert short.rope_type == "default"
 
 
 # --- the spec's own behaviour -------------------------------------------------------------------
@@ -646,7 +646,7 @@ def test_published_configs_parse_and_cite_the_bibliography():
     assert (ds.head_dim, ds.rotary_offset) == (192, 128)
     assert ds.softmax_scale_factor == pytest.approx(S.yarn_attention_factor(40.0) ** 2)
     local, glob = P["Gemma 3 4B, local layers"].spec(), P["Gemma 3 4B, global layers"].spec()
-    assert (local.base, local.scaling, glob.base, glob.scaling) == (1e4, "default", 1e6, "linear")
+    assert (local.base, local.rope_type, glob.base, glob.rope_type) == (1e4, "default", 1e6, "linear")
     smol = rope_spec(dict(P["SmolLM3 3B"].config), layer=3)
     assert not smol.uses_rope
 
@@ -696,11 +696,11 @@ def test_gemma4_proportional_rope_on_global_layers():
     rope = modeling("gemma4").Gemma4TextRotaryEmbedding(config)
     local, glob = rope_spec(config, layer=0), rope_spec(config, layer=5)
     # sliding layers: plain RoPE over the whole (local) head at base 10^4
-    assert (local.head_dim, local.rotary_dim, local.base, local.scaling) == (32, 32, 1e4, "default")
+    assert (local.head_dim, local.rotary_dim, local.base, local.rope_type) == (32, 32, 1e4, "default")
     np.testing.assert_allclose(local.inv_freq(), rope.sliding_attention_inv_freq.double().numpy(), rtol=2e-6)
     # global layers: the table covers the global head (per_layer_config's head_dim 64); the first
     # int(0.25 * 64 // 2) = 8 pairs turn at 10^6 ** (-2i / 64), the other 24 not at all
-    assert (glob.head_dim, glob.rotary_dim, glob.rotating_pairs, glob.scaling) == (64, 64, 8, "proportional")
+    assert (glob.head_dim, glob.rotary_dim, glob.rotating_pairs, glob.rope_type) == (64, 64, 8, "proportional")
     theta = glob.inv_freq()
     np.testing.assert_allclose(theta[:8], 1e6 ** (-2.0 * np.arange(8) / 64), rtol=1e-12)
     assert np.all(theta[8:] == 0) and np.isinf(glob.wavelengths()[8:]).all()
@@ -804,7 +804,7 @@ def test_olmo3_yarn_on_full_attention_layers_only_and_what_transformers_drops():
     assert config.rope_parameters["sliding_attention"]["rope_theta"] == 500_000.0
     rope = modeling("olmo3").Olmo3RotaryEmbedding(config)
     sliding, full = rope_spec(config, "sliding_attention"), rope_spec(config, "full_attention")
-    assert (sliding.base, sliding.scaling, full.base, full.scaling) == (5e5, "default", 1e6, "yarn")
+    assert (sliding.base, sliding.rope_type, full.base, full.rope_type) == (5e5, "default", 1e6, "yarn")
     assert full.scaling_params["truncate"] is True
     assert any("truncate = False is not read" in d for d in full.defaults)
     for spec, layer_type in ((sliding, "sliding_attention"), (full, "full_attention")):
@@ -1173,7 +1173,7 @@ def test_hunyuan_ntk_alpha(module, config_cls, rotary):
         config = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
                       **{key: dict(block)})
         spec = rope_spec(config)
-        assert (spec.scaling, dict(spec.scaling_params)) == ("ntk_alpha", {"alpha": block["alpha"]})
+        assert (spec.rope_type, dict(spec.scaling_params)) == ("ntk_alpha", {"alpha": block["alpha"]})
         assert not spec.depends_on_length and rope_spec(config.to_dict()) == spec
         base = block.get("rope_theta", 10_000.0) * block["alpha"] ** (64 / 62)
         np.testing.assert_allclose(spec.inv_freq(), S.scaled_frequencies("default", 64, base)[0], rtol=1e-12)
@@ -1181,7 +1181,7 @@ def test_hunyuan_ntk_alpha(module, config_cls, rotary):
             assert_same_rotation(spec, hf, config, seq_len)
     plain = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
                  rope_scaling={"type": "dynamic", "factor": 2.0})
-    assert rope_spec(plain).scaling == "dynamic"
+    assert rope_spec(plain).rope_type == "dynamic"
     assert_same_rotation(rope_spec(plain), hf, plain, 100)
     no_head = {"model_type": module, "hidden_size": 128, "num_attention_heads": 2,
                "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}}
@@ -1261,3 +1261,34 @@ def test_defaults_are_records_shown_as_sentences():
     spec = rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
                       "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}})
     assert "rope_scaling.beta_fast = 32.0 (transformers' YaRN default; the config does not state it)" in spec.defaults
+
+
+def test_rope_types_and_the_books_scaling_methods_relate_as_documented():
+    """scaling.METHODS (what the book teaches) and models.ROPE_TYPES (what a config names): a method
+    transformers implements is the rope_type of its name, with its summary and its frequencies;
+    "ntk" is a method only, "proportional" and "ntk_alpha" are types only."""
+    taught = {m.transformers: name for name, m in S.METHODS.items() if m.transformers}
+    assert all(t == name for t, name in taught.items())
+    assert set(S.METHODS) - set(taught) == {"ntk"}
+    assert set(M.ROPE_TYPES) - set(taught) == {"proportional", "ntk_alpha"}
+    params = {"default": {}, "linear": {"factor": 4.0}, "yarn": {"factor": 4.0, "original_max_position_embeddings": 4096},
+              "dynamic": {"factor": 4.0, "original_max_position_embeddings": 4096, "seq_len": 16384},
+              "llama3": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192},
+              "longrope": {"factor": 4.0, "short_factor": (1.0,) * 32, "long_factor": (2.0,) * 32,
+                           "original_max_position_embeddings": 4096, "seq_len": 16384}}
+    assert set(params) == set(taught)
+    for name in taught:
+        assert M.ROPE_TYPES[name].summary == S.METHODS[name].summary
+        got, factor = M.ROPE_TYPES[name].frequencies(64, 1e4, params[name])
+        want, want_factor = S.scaled_frequencies(name, 64, 1e4, **params[name])
+        np.testing.assert_array_equal(got, want)
+        assert factor == want_factor, name
+
+
+def test_rope_spec_scaling_is_the_deprecated_name_of_rope_type():
+    spec = rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 64,
+                      "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
+    assert spec.rope_type == "linear"
+    with pytest.warns(DeprecationWarning, match="rope_type"):
+        assert spec.scaling == "linear"

@@ -378,8 +378,10 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
                 # by path: the two halves of the survey run on two workers, each with its own server
                 loaded[urlparse(response.url).path] = int(size)
 
+        requested: list[str] = []
         page.route("**/*", route)
         page.on("response", on_response)
+        page.on("request", lambda r, requested=requested: requested.append(r.url))
         page.on("console", lambda m, report=report: m.type == "error" and report["console"].append(m.text))
         page.on("pageerror", lambda e, report=report: report["console"].append(str(e)))
         page.on("requestfailed", lambda r, report=report: report["failed"].append(f"{r.url} {r.failure}"))
@@ -394,6 +396,10 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             continue
         laptop = page.evaluate(_MEASURE_JS)
         laptop["bytes"] = dict(loaded)
+        fit = {}
+        if page.locator(".rope-fig-static").count():  # test_fig_fit.py: the figures as the page opens
+            fit["laptop"] = figure_driver.measure_fit(page)
+            fit["laptop requests"] = [u.split("?")[0] for u in requested if "/rope_figures/" in u]
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # how an English chapter page reads (issue 29)
             laptop["reading"] = page.evaluate(page_metrics.MEASURE_JS, READING_SCREEN)
         if axe:  # first, at the top of the page: later scrolling puts the sticky header over text
@@ -406,17 +412,21 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
         page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
         phone = page.evaluate(_MEASURE_JS)
+        if fit:
+            fit["laptop resized"] = figure_driver.measure_fit(page)
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # how it reads on a phone (issue 45)
             phone["reading"] = page.evaluate(page_metrics.MEASURE_JS, PHONE_SCREEN)
         if axe:
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
         laptop["foreign"] = list(foreign)
+        report["fit"] = fit
         surfaces[("laptop", name)] = laptop
         surfaces[("phone", name)] = phone
         try:
             if report_figures := page.locator(".rope-fig-static").count():
                 page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900})
                 page.wait_for_timeout(400)
+                fit["laptop back"] = figure_driver.measure_fit(page)
             _inspect_figures(page, report, exercise=not name.startswith("zh/"))
         except Exception as exc:
             report["console"].append(f"figures could not be driven ({report_figures}): {exc}")

@@ -233,7 +233,7 @@ def test_nested_override_reaches_the_language_model_in_transformers():
     assert config.text_config.rope_parameters["rope_type"] == "default"
     flat = rope_spec({"model_type": "qwen3_vl", "text_config": dict(text, model_type="qwen3_vl_text"),
                       "rope_parameters": yarn})
-    assert flat.scaling == "default"
+    assert flat.rope_type == "default"
     nested_block = {**text["rope_parameters"], **yarn}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -241,7 +241,7 @@ def test_nested_override_reaches_the_language_model_in_transformers():
     inv, factor = ROPE_INIT_FUNCTIONS["yarn"](nested.text_config, None)
     ours = rope_spec({"model_type": "qwen3_vl",
                       "text_config": dict(text, model_type="qwen3_vl_text", rope_parameters=nested_block)})
-    assert ours.scaling == "yarn"
+    assert ours.rope_type == "yarn"
     np.testing.assert_allclose(ours.inv_freq(), inv.double().numpy(), rtol=1e-6)
     assert ours.attention_factor == pytest.approx(float(factor), rel=1e-12)
 

@@ -35,7 +35,7 @@ export function layerSummary(spec) {
     const why = spec.no_rope_reason || "NoPE layer";
     return type ? `${type}: no RoPE (${why})` : `no RoPE (${why})`;
   }
-  const scaling = spec.scaling === "default" ? "no scaling" : `${spec.scaling} scaling`;
+  const scaling = spec.rope_type === "default" ? "no scaling" : `${spec.rope_type} scaling`;
   const base = spec.base.toLocaleString("en-US");
   return type ? `${type}: RoPE on ${spec.rotary_dim} of ${spec.head_dim} dims, base ${base}, ${scaling}`
     : `RoPE on ${spec.rotary_dim} of ${spec.head_dim} dims, base ${base}, ${scaling}`;
@@ -75,7 +75,7 @@ export function contexts(data, spec, published = null) {
   const params = spec?.scaling_params || {};
   const mpe = Number.isInteger(data?.max_position_embeddings) ? data.max_position_embeddings
     : Number.isInteger(data?.n_positions) ? data.n_positions : spec?.max_positions ?? null;
-  const original = Number.isInteger(params.original_max_position_embeddings) && spec.scaling !== "dynamic"
+  const original = Number.isInteger(params.original_max_position_embeddings) && spec.rope_type !== "dynamic"
     ? params.original_max_position_embeddings : null;
   const trained = published?.trained ?? original ?? mpe;
   const maximum = published?.extended ?? mpe ?? trained;
@@ -254,12 +254,12 @@ function loaderWarning(data, spec, ctx) {
   const parts = [];
   const params = blockOf(data.rope_parameters);
   const v5only = params && !blockOf(data.rope_scaling) && (data.rope_theta === undefined || data.rope_theta === null);
-  const rows = spec.scaling === "default" ? [] : pairTable(spec, { trained: null, maximum: ctx.maximum });
+  const rows = spec.rope_type === "default" ? [] : pairTable(spec, { trained: null, maximum: ctx.maximum });
   const moved = rows.filter((r) => r.moved).length;
-  if (spec.scaling !== "default") {
+  if (spec.rope_type !== "default") {
     // each sentence one string with its values, as the page shows it through the catalog
     const at = spec.depends_on_length && ctx.maximum ? ctx.maximum.toLocaleString("en-US") : null;
-    const older = OLDER_TRANSFORMERS[spec.scaling];
+    const older = OLDER_TRANSFORMERS[spec.rope_type];
     const past = (spec.scaling_params.original_max_position_embeddings ?? 0).toLocaleString("en-US");
     const effect = moved === 0
       ? (at ? `the scaling moves no pair up to ${at} tokens (it acts only past ${past} tokens), so nothing changes up to ` +
@@ -273,11 +273,11 @@ function loaderWarning(data, spec, ctx) {
         `drops it silently and runs plain RoPE: ${effect}, and cos and sin would lose their factor ${fmtG(spec.attention_factor, 6)}.`
       : "that builds the frequencies from the base alone (an older converter or inference engine, a hand-written RoPE) " +
         `drops it silently and runs plain RoPE: ${effect}.`;
-    parts.push(older ? `rope_type ${repr(spec.scaling)}: ${older}. Code ${drop}` : `rope_type ${repr(spec.scaling)}: code ${drop}`);
+    parts.push(older ? `rope_type ${repr(spec.rope_type)}: ${older}. Code ${drop}` : `rope_type ${repr(spec.rope_type)}: code ${drop}`);
   }
-  if (v5only && (spec.scaling !== "default" || spec.base !== 10000)) {
+  if (v5only && (spec.rope_type !== "default" || spec.base !== 10000)) {
     const base = spec.base.toLocaleString("en-US");
-    parts.push(spec.scaling !== "default"
+    parts.push(spec.rope_type !== "default"
       ? "This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read it " +
         `and would run its config class's default base (10,000 for most families) instead of ${base}, with no scaling.`
       : "This config states RoPE only in rope_parameters, transformers 5's field: transformers 4 does not read it " +

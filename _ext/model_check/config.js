@@ -5,15 +5,44 @@ import {
   valueError, typeError, own, given, isMapping, isReal, truthy, typeName, repr, equal, positiveInt,
 } from "./python.js";
 
-// --- _Config and the field readers ------------------------------------------------------------
+// --- Default, _Config and the field readers --------------------------------------------------
+
+const KINDS = ["default", "unread", "fixed"];
+
+/**
+ * A value the reader filled in for a field the config leaves out, or a stated value the family's
+ * code does not read: one line of the spec's defaults (String(record)). rope_edu.models.config's
+ * Default, the same fields and the same line. `shown`: the value as Python writes it, where a
+ * JavaScript number cannot say it is a float (YaRN's default betas, 32.0).
+ */
+export class Default {
+  constructor(field, value, source, { kind = "default", rule = "", shown = null } = {}) {
+    if (!KINDS.includes(kind)) throw new Error(`a Default's kind must be one of ${KINDS.join(", ")}, got ${kind}`);
+    Object.assign(this, { field, value, source, kind, rule, shown });
+  }
+  toString() {
+    const value = this.shown ?? repr(this.value);
+    if (this.kind === "unread") return `${this.field} = ${value} ${this.source}`;
+    if (this.kind === "fixed") return `${this.field} = ${value}, no scaling ${this.source}`;
+    const rule = this.rule ? `${this.rule} = ` : "";
+    return `${this.field} = ${rule}${value} (${this.source}; the config does not state it)`;
+  }
+}
 
 export class Config {
-  constructor(data, modelType, family = null) {
+  constructor(data, modelType, family = null, records = null) {
     this.data = data;
     this.modelType = modelType;
     this.family = family;  // the registry row being read (its class_defaults)
-    this.defaults = [];
+    this.records = records ?? [];  // Default records, in the order they were made
   }
+  /** The records as the spec's defaults show them. */
+  get defaults() { return this.records.map(String); }
+  record(field, value, source, options = {}) { this.records.push(new Default(field, value, source, options)); }
+  /** Drop the records of `field` (a value read again from another field). */
+  forget(field) { this.records.splice(0, this.records.length, ...this.records.filter((r) => r.field !== field)); }
+  /** The same config with `data` instead (per-layer overrides), recording into the same records. */
+  derive(data) { return new Config(data, this.modelType, this.family, this.records); }
   get(name) { return own(this.data, name); }
   has(name) { return given(this.get(name)); }
   require(name, why = "") {
@@ -23,7 +52,7 @@ export class Config {
   }
   default(name, value, source) {
     if (this.has(name)) return this.get(name);
-    this.defaults.push(`${name} = ${repr(value)} (${source}; the config does not state it)`);
+    this.record(name, value, source);
     return value;
   }
   classDefault(name) {
@@ -60,8 +89,8 @@ export function ropeBlock(cfg, ignored = [], label = "") {
     const value = cfg.get(name);
     if (!given(value)) continue;
     if (ignored.includes(name)) {
-      cfg.defaults.push(`${name} = ${repr(value)} is not read: ${label}'s config class keeps ${name} as a field of ` +
-        "its own and never moves it into rope_parameters, so its code uses plain RoPE at rope_theta");
+      cfg.record(name, value, `is not read: ${label}'s config class keeps ${name} as a field of ` +
+        "its own and never moves it into rope_parameters, so its code uses plain RoPE at rope_theta", { kind: "unread" });
       continue;
     }
     if (!isMapping(value)) throw typeError(`${name} must be a dict, got ${repr(value)} of type ${typeName(value)}`);
@@ -78,8 +107,8 @@ export function ropeBlock(cfg, ignored = [], label = "") {
     }
     // no clash, but transformers 5 still keeps rope_scaling alone (transformers 4 never reads rope_parameters)
     for (const k of Object.keys(b1).filter((k) => !Object.prototype.hasOwnProperty.call(b2, k)).sort()) {
-      cfg.defaults.push(`${n1}.${k} = ${repr(b1[k])} is not read: transformers 5 keeps ${n2} alone when a config ` +
-        `has both (and transformers 4 never reads ${n1})`);
+      cfg.record(`${n1}.${k}`, b1[k], `is not read: transformers 5 keeps ${n2} alone when a config ` +
+        `has both (and transformers 4 never reads ${n1})`, { kind: "unread" });
     }
     return [b2, n2];
   }
@@ -95,7 +124,7 @@ function theta(cfg, block, where, keys, dflt, source) {
   }
   if (stated.length) return base(stated[0][1], stated[0][0]);
   if (dflt === null) throw valueError(`the ${repr(cfg.modelType)} config is missing the field ${repr(name0)} (the RoPE base)`);
-  cfg.defaults.push(`${name0} = ${repr(dflt)} (${source}; the config does not state it)`);
+  cfg.record(name0, dflt, source);
   return dflt;
 }
 
@@ -119,8 +148,8 @@ function originalLength(cfg, block, where, topLevelFirst = false) {
   if (given(own(block, "original_max_position_embeddings"))) return block.original_max_position_embeddings;
   const value = cfg.require("max_position_embeddings", ` (needed because ${where} does not state ` +
     "original_max_position_embeddings)");
-  cfg.defaults.push(`${where}.original_max_position_embeddings = max_position_embeddings = ${repr(value)} ` +
-    "(transformers' standardize_rope_params; the config does not state it)");
+  cfg.record(`${where}.original_max_position_embeddings`, value, "transformers' standardize_rope_params",
+    { rule: "max_position_embeddings" });
   return value;
 }
 
@@ -142,21 +171,21 @@ function _yarn_params(cfg, block, where, { nested = false } = {}) {
   const params = { factor: param(block, "factor", where), original_max_position_embeddings: originalLength(cfg, block, where) };
   for (const [name, dflt] of [["beta_fast", 32], ["beta_slow", 1]]) {
     if (truthy(own(block, name))) params[name] = block[name];
-    else cfg.defaults.push(`${where}.${name} = ${repr(dflt)}.0 (transformers' YaRN default; the config does not state it)`);
+    else cfg.record(`${where}.${name}`, dflt, "transformers' YaRN default", { shown: `${repr(dflt)}.0` });
   }
   if (nested) {
     // transformers' YaRN reads truncate from the top level of rope_parameters (see models.py)
     const outer = cfg.get("rope_parameters");
     const truncate = isMapping(outer) && block !== outer ? (Object.prototype.hasOwnProperty.call(outer, "truncate") ? outer.truncate : true) : true;
     if (given(own(block, "truncate")) && !equal(block.truncate, truncate)) {
-      cfg.defaults.push(`${where}.truncate = ${repr(block.truncate)} is not read: transformers' YaRN reads ` +
-        `truncate from the top level of rope_parameters (${repr(truncate)})`);
+      cfg.record(`${where}.truncate`, block.truncate, "is not read: transformers' YaRN reads " +
+        `truncate from the top level of rope_parameters (${repr(truncate)})`, { kind: "unread" });
     }
     params.truncate = truncate;
   } else if (given(own(block, "truncate"))) {
     params.truncate = block.truncate;
   } else {
-    cfg.defaults.push(`${where}.truncate = True (transformers' YaRN default; the config does not state it)`);
+    cfg.record(`${where}.truncate`, true, "transformers' YaRN default");
   }
   if (given(own(block, "attention_factor"))) params.attention_factor = block.attention_factor;
   if (truthy(own(block, "mscale")) && truthy(own(block, "mscale_all_dim"))) {
@@ -192,8 +221,8 @@ function _longrope_params(cfg, block, where, { topLevelFirst = false } = {}) {
     const mpe = cfg.require("max_position_embeddings", " (LongRoPE's factor is max_position_embeddings / " +
       `original_max_position_embeddings when ${where} has no factor)`);
     params.factor = positiveInt(mpe, "max_position_embeddings") / positiveInt(original, "original_max_position_embeddings");
-    cfg.defaults.push(`${where}.factor = max_position_embeddings / original_max_position_embeddings = ${repr(params.factor)} ` +
-      "(transformers' LongRoPE rule; the config does not state it)");
+    cfg.record(`${where}.factor`, params.factor, "transformers' LongRoPE rule",
+      { rule: "max_position_embeddings / original_max_position_embeddings" });
   }
   if (given(own(block, "attention_factor"))) params.attention_factor = block.attention_factor;
   return params;
@@ -204,8 +233,8 @@ function _ntk_alpha_params(cfg, block, where) {
   const factor = param(block, "factor", where);
   cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; " +
     "without it transformers fails)");
-  cfg.defaults.push(`${where}.factor = ${repr(factor)} is not used: with alpha = ${repr(block.alpha)} the code stretches ` +
-    "the base (NTK-alpha) instead of dynamic NTK");
+  cfg.record(`${where}.factor`, factor, `is not used: with alpha = ${repr(block.alpha)} the code stretches ` +
+    "the base (NTK-alpha) instead of dynamic NTK", { kind: "unread" });
   return { alpha: param(block, "alpha", where) };
 }
 
@@ -221,7 +250,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
   let ropeType;
   if (!given(own(block, "rope_type"))) {
     ropeType = "default";
-    if (Object.keys(block).length) cfg.defaults.push(`${where}.rope_type = 'default' (transformers' default; the config does not state it)`);
+    if (Object.keys(block).length) cfg.record(`${where}.rope_type`, "default", "transformers' default");
   } else {
     ropeType = block.rope_type;
   }
@@ -241,7 +270,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
     throw new Error(`the registry names a parameter reader ${reader} that this interpreter does not implement`);
   }
   const params = PARAMS[reader](cfg, block, where, { topLevelFirst: topLevelOriginal, nested });
-  return { base: b, method: ropeType, params, where, block: { ...block } };
+  return { base: b, rope_type: ropeType, params, where, block: { ...block } };
 }
 
 export function fraction(cfg, rope, names, dflt, source) {
@@ -259,7 +288,7 @@ export function fraction(cfg, rope, names, dflt, source) {
   }
   if (stated.length) return stated[0];
   if (dflt === null) throw valueError(`the ${repr(cfg.modelType)} config is missing the field ${repr(names[0])}`);
-  if (dflt !== 1) cfg.defaults.push(`${names[0]} = ${repr(dflt)} (${source}; the config does not state it)`);
+  if (dflt !== 1) cfg.record(names[0], dflt, source);
   return [dflt, names[0]];
 }
 

@@ -254,11 +254,11 @@ function showPairs(spec, ctx) {
       `frequency, as in pre-training); the other ${rows.length - done - still} see only an arc of their circle in training.`);
   }
   const atMax = spec.depends_on_length && ctx.maximum;
-  parts.push(spec.scaling === "default" ? "No scaling: every pair turns at b^(−2i/d)."
-    : atMax ? `The ${spec.scaling} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1). It depends on the length: ` +
+  parts.push(spec.rope_type === "default" ? "No scaling: every pair turns at b^(−2i/d)."
+    : atMax ? `The ${spec.rope_type} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1). It depends on the length: ` +
       `the table shows the frequencies at the maximum context, ${tokens(ctx.maximum)} tokens ` +
       "(up to the original context the model uses other ones; describe() above gives those)."
-      : `The ${spec.scaling} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1).`);
+      : `The ${spec.rope_type} scaling moves ${moved} of ${rows.length} pairs (ratio ≠ 1).`);
   if (still) parts.push(`${still} pairs do not turn at all (proportional RoPE).`);
   $("mc-pairs-summary").textContent = T.chinese ? parts.map(T).join("") : parts.join(" ");
   const head = el("tr", {}, ...["pair i", "θ_i (rad/token)", "wavelength (tokens)", "ratio to plain", "turns in training (unscaled)", "turns at max"]

@@ -3,7 +3,7 @@
 
 import { valueError, typeError, own, given, isMapping, truthy, repr, equal, listRepr, positiveInt, checkInt } from "./python.js";
 import {
-  Config, PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
+  PARAMS, base, fraction, headDim, noPartial, param, readRope, renameType, ropeBlock, rotated, splitHeads,
 } from "./config.js";
 import { knownTypes, layerTypes, noRopeReason, perLayer, ruleState, selectLayer, typeNames } from "./layers.js";
 import { FREQUENCIES } from "./scaling.js";
@@ -58,8 +58,8 @@ function droppedTheta(family, cfg, block, where, key) {
     }
     const dflt = thetaDefault(family, key);
     if (base(value, name) !== dflt) {
-      cfg.defaults.push(`${name} = ${repr(value)} is ignored: ${family.label}'s config class drops that keyword and ` +
-        `keeps its default base ${repr(dflt)}, which its code then uses`);
+      cfg.record(name, value, `is ignored: ${family.label}'s config class drops that keyword and ` +
+        `keeps its default base ${repr(dflt)}, which its code then uses`, { kind: "unread" });
     }
   }
 }
@@ -72,7 +72,7 @@ function ropeFor(reg, family, cfg, key, nested) {
   if (key === UNSCALED) {
     // a layer the family's scaling_layers leaves out: the same base, no scaling (see reader.py)
     const rope = ropeFor(reg, family, cfg, null, nested);
-    return { base: rope.base, method: "default", params: {}, where: `(not in ${family.scaling_layers})`,
+    return { base: rope.base, rope_type: "default", params: {}, where: `(not in ${family.scaling_layers})`,
       block: { ...rope.block, rope_type: "default" } };
   }
   if (nested.length) {
@@ -94,9 +94,9 @@ function ropeFor(reg, family, cfg, key, nested) {
     const b = thetaDefault(family, key);
     const stated = family.theta_keys.filter((k) => cfg.has(k));
     const note = stated.length && cfg.get(stated[0]) !== b ? ` (it ignores ${stated[0]} = ${repr(cfg.get(stated[0]))} for them)` : "";
-    cfg.defaults.push(`${key} layers: rope_theta = ${repr(b)}, no scaling (${family.label} config class; a flat ` +
-      `rope_theta/rope_scaling reaches ${family.flat_types.join(", ")} layers only)${note}`);
-    return { base: b, method: "default", params: {}, where: `(${key} layers)`, block: { rope_type: "default", rope_theta: b } };
+    cfg.record(`${key} layers: rope_theta`, b, `(${family.label} config class; a flat ` +
+      `rope_theta/rope_scaling reaches ${family.flat_types.join(", ")} layers only)${note}`, { kind: "fixed" });
+    return { base: b, rope_type: "default", params: {}, where: `(${key} layers)`, block: { rope_type: "default", rope_theta: b } };
   }
   let [block, where] = ropeBlock(cfg, family.ignored_scaling, family.label);
   droppedTheta(family, cfg, block, where, key);
@@ -104,7 +104,7 @@ function ropeFor(reg, family, cfg, key, nested) {
     return readRope(reg, cfg, { thetaKeys: keptKeys(), block, where, defaultTheta: thetaDefault(family, key), thetaSource: source, nested: true, ...common });
   }
   if (family.default_block && (!Object.keys(block).length || Object.keys(block).every((k) => k === "rope_theta"))) {
-    cfg.defaults.push(`rope_parameters = ${repr(family.default_block)} (${family.label} config default; the config does not state it)`);
+    cfg.record("rope_parameters", family.default_block, `${family.label} config default`);
     block = { ...family.default_block, ...block };
   }
   return readRope(reg, cfg, { thetaKeys: keptKeys(), block, where, defaultTheta: thetaDefault(family, key), thetaSource: source, ...common });
@@ -131,8 +131,7 @@ function typeHead(family, cfg, chosen) {
   }
   const [name, dflt] = family.type_head[hit[0]];
   const value = positiveInt(cfg.default(name, dflt, `${family.label} config class default`), name);
-  const out = new Config({ ...cfg.data, head_dim: value }, cfg.modelType, cfg.family);
-  out.defaults = cfg.defaults;
+  const out = cfg.derive({ ...cfg.data, head_dim: value });
   return out;
 }
 
@@ -159,11 +158,10 @@ function rotaryPart(family, cfg, rope) {
       throw valueError(`the config states ${family.rotary_dim_key} = ${legacy} and ${label} = ${frac} ` +
         `(= ${Math.trunc(dim * frac)} of head_dim ${dim} dims); they must agree`);
     }
-    const kept = cfg.defaults.filter((d) => !d.startsWith(`${label} = `));
-    cfg.defaults.splice(0, cfg.defaults.length, ...kept);
+    cfg.forget(label);
     [frac, label] = [legacy / dim, family.rotary_dim_key];
   }
-  if (rope.method === "proportional") {
+  if (rope.rope_type === "proportional") {
     const pairs = Math.floor(frac * dim / 2);
     if (pairs <= 0) throw valueError(`${label} = ${frac} leaves no rotating pair in a head of ${dim}`);
     return { head_dim: dim, rotary_dim: dim, rotating_pairs: pairs };
@@ -184,7 +182,7 @@ function nopeParts(reg, family, cfg, nested, layerType) {
     const rope = ropeFor(reg, family, cfg, key, nested);
     return [rope, rotaryPart(family, cfg, rope)];
   }
-  const rope = { base: thetaDefault(family, layerType), method: "default", params: {}, where: "(no RoPE)", block: {} };
+  const rope = { base: thetaDefault(family, layerType), rope_type: "default", params: {}, where: "(no RoPE)", block: {} };
   if (family.rotary === "mla") {
     const nopeDim = cfg.size("qk_nope_head_dim"), ropeDim = cfg.size("qk_rope_head_dim");
     return [rope, { head_dim: nopeDim + ropeDim, rotary_dim: ropeDim, rotary_offset: nopeDim }];
@@ -200,8 +198,7 @@ function overlay(cfg, layers) {
   const found = layers.filter((i) => i !== null).map((i) => ({ ...(own(table, String(i)) || {}) }));
   if (found.some((f) => !equal(f, found[0]))) throw valueError("per_layer_config gives the selected layers different settings; pass layer=index");
   if (!Object.keys(found[0]).length) return cfg;
-  const out = new Config({ ...cfg.data, ...found[0] }, cfg.modelType, cfg.family);
-  out.defaults = cfg.defaults;
+  const out = cfg.derive({ ...cfg.data, ...found[0] });
   return out;
 }
 
@@ -264,17 +261,16 @@ export function readFamily(reg, family, cfg, layerType, layer) {
     let section = own(rope.block, "mrope_section");
     if (!given(section)) {
       section = defaultSection;
-      cfg.defaults.push(`${rope.where}.mrope_section = ${listRepr(defaultSection)} (the family's rotary ` +
-        "embedding default; the config does not state it)");
+      cfg.record(`${rope.where}.mrope_section`, defaultSection, "the family's rotary embedding default");
     }
     const pairs = Math.floor(parts.rotary_dim / 2);
     mropeAxes(section, "contiguous");  // a section's checks: 3 non-negative integers, not all zero
     if (assignment === "interleaved" && section[0] + section[1] + section[2] !== pairs) {
       const stated = section;
       section = interleavedSection(stated, pairs);
-      cfg.defaults.push(`${rope.where}.mrope_section = ${listRepr(stated)} does not add up to rotary_dim // 2 = ${pairs}: ` +
+      cfg.record(`${rope.where}.mrope_section`, stated, `does not add up to rotary_dim // 2 = ${pairs}: ` +
         `as the family's code does, height takes pairs 1, 4, 7, ... below ${3 * stated[1]}, width 2, 5, 8, ... ` +
-        `below ${3 * stated[2]}, time every other pair, which is the section ${listRepr(section)}`);
+        `below ${3 * stated[2]}, time every other pair, which is the section ${listRepr(section)}`, { kind: "unread" });
     }
     if (mropeAxes(section, assignment) !== pairs) {
       throw valueError(`${rope.where}.mrope_section ${repr(section)} must add up to rotary_dim // 2 = ${pairs} ` +
@@ -336,7 +332,7 @@ function _beam_extra(cfg, parts) {
 function _mla_softmax_extra(cfg, parts) {
   const rope = parts.rope;
   const allDim = own(rope.block, "mscale_all_dim");
-  if (!parts.uses_rope || rope.method === "default" || !truthy(allDim)) return {};
+  if (!parts.uses_rope || rope.rope_type === "default" || !truthy(allDim)) return {};
   const factor = param(rope.block, "factor", rope.where);
   const m = factor <= 1 ? 1 : 0.1 * allDim * Math.log(factor) + 1;
   return { softmax_scale_factor: m * m };
@@ -376,7 +372,7 @@ function _read_gptj(reg, cfg, layerType, layer) {
   // Python's dict.get("n_positions", default): a stated null is kept (and then defaulted below)
   let positions = Object.prototype.hasOwnProperty.call(cfg.data, "n_positions") ? cfg.data.n_positions : cfg.get("max_position_embeddings");
   if (!given(positions)) positions = cfg.classDefault("n_positions");
-  const rope = { base: 10000, method: "default", params: {}, where: "(fixed in GPT-J's code)", block: {} };
+  const rope = { base: 10000, rope_type: "default", params: {}, where: "(fixed in GPT-J's code)", block: {} };
   return { head_dim: dim, rotary_dim: r, layout: "interleaved", rope, max_positions: positiveInt(positions, "n_positions"),
     layer_type: layerType, layer };
 }
@@ -394,7 +390,7 @@ function _read_minimind(reg, cfg, layerType, layer) {
   const b = base(cfg.require("rope_theta", " (MiniMind is not in transformers: no documented default)"), "rope_theta");
   const scaling = cfg.get("rope_scaling");
   if (!given(scaling) && truthy(cfg.get("inference_rope_scaling"))) throw valueError("inference_rope_scaling is true but the config has no rope_scaling dict");
-  const rope = !given(scaling) ? { base: b, method: "default", params: {}, where: "rope_scaling", block: {} }
+  const rope = !given(scaling) ? { base: b, rope_type: "default", params: {}, where: "rope_scaling", block: {} }
     : minimindYarn(cfg, { ...scaling }, b, dim);
   return { head_dim: dim, rotary_dim: dim, layout: "half", rope, qk_norm: "before_rope" };
 }
@@ -406,7 +402,7 @@ function minimindYarn(cfg, block, b, dim) {
   const params = {};
   for (const name of ["factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor"]) params[name] = param(block, name, where);
   if (cfg.size("max_position_embeddings") <= positiveInt(params.original_max_position_embeddings, "rope_scaling.original_max_position_embeddings")) {
-    return { base: b, method: "default", params: {}, where, block };
+    return { base: b, rope_type: "default", params: {}, where, block };
   }
   const end = Math.ceil(dim * Math.log(params.original_max_position_embeddings / (params.beta_slow * 2 * Math.PI)) / (2 * Math.log(b)));
   if (!(end >= 0 && end <= Math.floor(dim / 2) - 1)) {
@@ -414,7 +410,7 @@ function minimindYarn(cfg, block, b, dim) {
       `[0, ${Math.floor(dim / 2) - 1}], where its clipping differs from transformers'; not supported`);
   }
   params.truncate = true;
-  return { base: b, method: "yarn", params, where, block };
+  return { base: b, rope_type: "yarn", params, where, block };
 }
 
 /** Every callable the registry may name, by its Python name (rope_edu.models.mirrored.CALLABLES, the same list). */

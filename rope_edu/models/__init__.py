@@ -33,7 +33,7 @@ The package, one concern per module:
 * :mod:`.spec`: :class:`RopeSpec` and :func:`rope_spec`;
 * :mod:`.published`: :data:`PUBLISHED` and :data:`PUBLISHED_2025`, read from ``rope_edu/data/*.json``;
 * :mod:`.mirrored`: :data:`CALLABLES`, the functions the "Check your model" page's JavaScript
-  interpreter implements under the same names.
+  interpreter implements under the same names, and ``TABLES``, the tables it reads as data.
 
 What ``transformers`` 5.24 does silently, and what rope_spec does about it:
 

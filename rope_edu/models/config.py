@@ -134,10 +134,11 @@ def _split_heads(cfg: _Config, hidden: str = "hidden_size", heads: str = "num_at
 
 @dataclass
 class _Rope:
-    """The RoPE parameters of one layer type: base, scaling method, its parameters, field names."""
+    """The RoPE parameters of one layer type: base, ``rope_type`` (a key of
+    :data:`~rope_edu.models.rope_types.ROPE_TYPES`), its parameters, field names."""
 
     base: float
-    method: str
+    rope_type: str
     params: dict[str, Any]
     where: str  # the dict the values came from, for messages: "rope_scaling", "rope_parameters"...
     block: dict[str, Any]

@@ -1,4 +1,4 @@
-"""The functions the "Check your model" page's JavaScript interpreter mirrors, by name.
+"""What the "Check your model" page's JavaScript interpreter mirrors: functions by name, and tables.
 
 The page (``book/model_check.md``, ``_ext/model_check/``) reads a ``config.json`` in the reader's
 browser with a JavaScript twin of :func:`~rope_edu.models.rope_spec`. The data it reads is exported
@@ -12,6 +12,10 @@ the same.
 
 A new function a row names (an ``extra`` in :mod:`.reader`, say) is added here and in the
 interpreter, by the same name.
+
+:data:`TABLES` are the package's own tables beside :data:`~rope_edu.models.FAMILIES` (private to
+their modules, where the Python reader uses them) that the interpreter reads as data:
+:func:`rope_edu.spec_export.registry` exports each under its key, so the export reads no private name.
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from .config import _HF_THETA
+from .layers import _LOCAL_GLOBAL
 from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
                      _read_gptj, _read_minimind)
+from .registry import _FLAT_WRAPPERS, _WRAPPERS
 from .rope_types import ROPE_TYPES
 
-__all__ = ["CALLABLES", "callable_name"]
+__all__ = ["CALLABLES", "TABLES", "callable_name"]
 
 _ROWS: tuple[Callable[..., Any], ...] = (
     # a family's ``extra``: what its attention adds to the spec
@@ -48,3 +55,15 @@ def callable_name(fn: Callable[..., Any], where: str) -> str:
         raise ValueError(f"{where}: a function in the page's registry must be one the interpreter mirrors, "
                          f"listed in rope_edu.models.mirrored.CALLABLES; got {fn!r}")
     return name
+
+
+#: Key in the page's registry -> a table the interpreter reads as data: ``wrappers`` (multimodal
+#: model_type -> (sub-config key, inner model_type)), ``flat_wrappers`` (wrappers whose config may
+#: keep the language model's fields at the top level), ``local_global`` (the two layer types of the
+#: local/global families), ``hf_theta`` (transformers' default ``rope_theta``).
+TABLES: Mapping[str, Any] = MappingProxyType({
+    "wrappers": MappingProxyType(_WRAPPERS),
+    "flat_wrappers": _FLAT_WRAPPERS,
+    "local_global": _LOCAL_GLOBAL,
+    "hf_theta": _HF_THETA,
+})

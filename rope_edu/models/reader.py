@@ -176,7 +176,7 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
                              f"(= {int(head_dim * fraction)} of head_dim {head_dim} dims); they must agree")
         cfg.forget(label)
         fraction, label = legacy / head_dim, family.rotary_dim_key
-    if rope.method == "proportional":
+    if rope.rope_type == "proportional":
         # Gemma 4's global layers: the table covers the whole head (pairs (i, i + head_dim/2)); the
         # first int(fraction * head_dim) // 2 pairs turn at base**(-2i/head_dim), the others not at all
         pairs = int(fraction * head_dim // 2)
@@ -363,7 +363,7 @@ def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     whenever ``rope_type`` is not "default" and ``mscale_all_dim`` is set (1 for factor <= 1)."""
     rope: _Rope = parts["rope"]
     all_dim = rope.block.get("mscale_all_dim")
-    if not parts["uses_rope"] or rope.method == "default" or not all_dim:
+    if not parts["uses_rope"] or rope.rope_type == "default" or not all_dim:
         return {}
     factor = float(_param(rope.block, "factor", rope.where))
     return {"softmax_scale_factor": 1.0 if factor <= 1 else yarn_softmax_scale(factor, all_dim)}

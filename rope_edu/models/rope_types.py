@@ -4,9 +4,14 @@
 :class:`RopeType`: its parameter reader (the RoPE block of a config -> the parameters, with the
 defaults transformers documents recorded), its frequency function (those parameters -> the
 frequencies and the factor on cos and sin) and whether a config may state it. It plays the part of
-transformers' ``ROPE_INIT_FUNCTIONS``. Most frequency functions are :mod:`rope_edu.scaling`'s
-methods (:func:`~rope_edu.scaling.scaled_frequencies`); the others (proportional RoPE, Hunyuan's
-NTK-alpha, YaRN with equal betas) are here.
+transformers' ``ROPE_INIT_FUNCTIONS``.
+
+:data:`rope_edu.scaling.METHODS` is the other registry: the scaling methods the book teaches. A
+method transformers implements (:attr:`~rope_edu.scaling.Method.transformers`) is the
+``rope_type`` of the same name here, with that method's summary, and its frequency function calls
+the method (:func:`~rope_edu.scaling.scaled_frequencies`; YaRN with equal betas is handled here);
+``"ntk"`` (static NTK-aware) is a method with no ``rope_type``, and ``"proportional"`` (Gemma 4) and
+``"ntk_alpha"`` (Hunyuan) are types with no method. ``tests/test_models.py`` checks that relation.
 
 **A new rope_type** is one entry here, a parameter reader and a frequency function (in
 :mod:`rope_edu.scaling` when it is a method the book teaches), and their JavaScript twins under the
@@ -222,7 +227,7 @@ class RopeType:
     Attributes
     ----------
     name : str
-        The ``rope_type`` (key in :data:`ROPE_TYPES`; :attr:`RopeSpec.scaling`).
+        The ``rope_type`` (key in :data:`ROPE_TYPES`; :attr:`RopeSpec.rope_type`).
     read : callable
         ``read(cfg, block, where, *, top_level_first=False, nested=False) -> params``: the
         parameters of ``frequencies`` from a config's RoPE ``block`` (named ``where`` in messages).

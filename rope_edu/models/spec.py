@@ -9,6 +9,7 @@ does, and describes itself.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -71,10 +72,12 @@ class RopeSpec:
         (queries and keys alike, so every dot product is unchanged).
     base : float
         The RoPE base :math:`b` (``rope_theta``).
-    scaling : str
-        The ``rope_type``: a key of :data:`~rope_edu.models.rope_types.ROPE_TYPES`.
+    rope_type : str
+        How the frequencies are scaled, by transformers' name: a key of
+        :data:`~rope_edu.models.rope_types.ROPE_TYPES` (``"default"``: not scaled). Its old name
+        ``scaling`` still reads it, with a ``DeprecationWarning``.
     scaling_params : mapping
-        Its parameters (``seq_len`` excluded: :meth:`apply` computes it).
+        The ``rope_type``'s parameters (``seq_len`` excluded: :meth:`apply` computes it).
     attention_factor : float
         Multiplies cos and sin, so rotated queries and keys (logits of the rotated part times its square).
     softmax_scale_factor : float
@@ -129,7 +132,7 @@ class RopeSpec:
     layout: str
     output_layout: str
     base: float
-    scaling: str
+    rope_type: str
     scaling_params: Mapping[str, Any] = field(hash=False)
     attention_factor: float
     softmax_scale_factor: float = 1.0
@@ -149,6 +152,13 @@ class RopeSpec:
     query_power: tuple[float, float] | None = None
     note: str = ""
 
+    @property
+    def scaling(self) -> str:
+        """Deprecated: the old name of :attr:`rope_type`."""
+        warnings.warn("RopeSpec.scaling is deprecated: read RopeSpec.rope_type (the same value, transformers' name)",
+                      DeprecationWarning, stacklevel=2)
+        return self.rope_type
+
     # --- frequencies ---------------------------------------------------------------------------
 
     @property
@@ -159,7 +169,7 @@ class RopeSpec:
     @property
     def depends_on_length(self) -> bool:
         """True when the frequencies change with the sequence length (dynamic NTK, LongRoPE)."""
-        return ROPE_TYPES[self.scaling].depends_on_length
+        return ROPE_TYPES[self.rope_type].depends_on_length
 
     def _frequencies(self, seq_len: int | None) -> tuple[np.ndarray, float]:
         if not self.uses_rope:
@@ -171,13 +181,13 @@ class RopeSpec:
         if self.depends_on_length:
             if seq_len is not None:
                 seq_len = check_int(seq_len, "seq_len", 1)
-            elif self.scaling == "dynamic":
+            elif self.rope_type == "dynamic":
                 # what transformers holds after loading: lengths up to max_position_embeddings, no change
                 seq_len = params["original_max_position_embeddings"]
             params["seq_len"] = seq_len
         elif seq_len is not None:
             check_int(seq_len, "seq_len", 1)
-        return ROPE_TYPES[self.scaling].frequencies(self.rotary_dim, self.base, params, self.rotating_pairs)
+        return ROPE_TYPES[self.rope_type].frequencies(self.rotary_dim, self.base, params, self.rotating_pairs)
 
     def inv_freq(self, seq_len: int | None = None) -> np.ndarray:
         """Frequencies :math:`\\theta_i` of the ``rotary_dim // 2`` pairs, in radians per position.
@@ -350,7 +360,7 @@ class RopeSpec:
             if r < self.head_dim:
                 lines.append(f"  {self.head_dim - r} coordinates pass through without position")
             params = ", ".join(f"{k}={_short(v)}" for k, v in self.scaling_params.items())
-            lines.append(f"  base {self.base:,.0f}; scaling {self.scaling!r}" + (f": {params}" if params else ""))
+            lines.append(f"  base {self.base:,.0f}; scaling {self.rope_type!r}" + (f": {params}" if params else ""))
             wl = self.wavelengths()
             wl = wl[np.isfinite(wl)]
             lines.append(f"  wavelengths {wl.min():.3g} .. {wl.max():.3g} positions"
@@ -495,14 +505,14 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     spec_params = MappingProxyType(dict(rope.params))
     # the frequencies and attention factor as the model holds them after loading (checks every value;
     # dynamic NTK at its own original length is plain RoPE)
-    extra = {"seq_len": rope.params["original_max_position_embeddings"]} if rope.method == "dynamic" else {}
-    _, attention_factor = ROPE_TYPES[rope.method].frequencies(rotary_dim, rope.base, {**rope.params, **extra},
+    extra = {"seq_len": rope.params["original_max_position_embeddings"]} if rope.rope_type == "dynamic" else {}
+    _, attention_factor = ROPE_TYPES[rope.rope_type].frequencies(rotary_dim, rope.base, {**rope.params, **extra},
                                                                parts.get("rotating_pairs"))
     return RopeSpec(
         family=family.key,
         model_type=model_type,
         base=rope.base,
-        scaling=rope.method,
+        rope_type=rope.rope_type,
         scaling_params=spec_params,
         attention_factor=float(attention_factor),
         defaults=tuple(cfg.defaults),

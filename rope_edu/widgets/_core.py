@@ -37,7 +37,7 @@ from ..plots import COLORS, CYCLE
 
 __all__ = [
     "STATIC_ENV", "JS_DIR", "COLORMAPS", "static_mode", "snap_zero", "Control", "Figure", "bundle", "static_modules",
-    "core_names", "to_json",
+    "core_names", "to_json", "Placeholder", "placeholders", "replace_placeholders",
 ]
 
 #: What a figure's placeholder says where JavaScript does not run.
@@ -273,11 +273,16 @@ def to_json(value: Any) -> Any:
     return value
 
 
+#: What the shared code defines before ``core.js``: the book's colours, from Python.
+_COLOUR_NAMES = ("COLORS", "COLOR_CYCLE", "COLORMAPS")
+
+
 def _colours() -> str:
     return (
         f"const COLORS = {json.dumps(COLORS)};\n"
         f"const COLOR_CYCLE = {json.dumps(CYCLE)};\n"
         f"const COLORMAPS = {json.dumps(COLORMAPS)};\n"
+        f"export {{ {', '.join(_COLOUR_NAMES)} }};\n"
     )
 
 
@@ -286,6 +291,11 @@ def _figure_source(name: str) -> str:
     if not path.is_file():
         raise ValueError(f"no figure module {path.name} in {JS_DIR}")
     return path.read_text(encoding="utf-8")
+
+
+def _shared() -> str:
+    """The code every figure shares: the colours, then ``core.js``."""
+    return _colours() + (JS_DIR / "core.js").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=None)
@@ -299,34 +309,35 @@ def bundle(name: str) -> str:
     notebook. The static book serves the same code split in two (:func:`static_modules`), so that a
     page with several figures loads ``core.js`` once.
     """
-    source = _figure_source(name)
-    return _colours() + (JS_DIR / "core.js").read_text(encoding="utf-8") + "\n" + source
+    return _shared() + "\n" + _figure_source(name)
 
 
-#: A declaration at the top level of ``core.js`` (a line that starts with it, no indentation).
-_TOP_LEVEL = re.compile(r"^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M)
+#: ``core.js``'s one export statement, ``export { a, b, ... };`` on lines of its own.
+_EXPORT = re.compile(r"^export \{([^}]*)\};[ \t]*$", re.M)
 
 
 def core_names() -> list[str]:
-    """Every top-level name of the shared code (the colours and ``core.js``), in order."""
-    return _TOP_LEVEL.findall(_colours() + (JS_DIR / "core.js").read_text(encoding="utf-8"))
+    """The names the shared code exports, in order: the colours, then the names ``core.js`` lists in
+    its export statement (its public engine; its other top-level names are its own)."""
+    found = _EXPORT.findall((JS_DIR / "core.js").read_text(encoding="utf-8"))
+    if len(found) != 1:
+        raise ValueError(f"core.js must end its engine with one `export {{ ... }};` statement, found {len(found)}")
+    return [*_COLOUR_NAMES, *(n.strip() for n in found[0].split(",") if n.strip())]
 
 
 @lru_cache(maxsize=None)
 def static_modules(names: tuple[str, ...] | None = None) -> dict[str, str]:
-    """The static book's ES modules, by file name: ``core.js`` (the colours and the engine, every
-    top-level name exported) and one ``<name>.js`` per figure that imports them all from
-    ``./core.js`` and is then exactly the figure's own file. A page with n figures loads the
+    """The static book's ES modules, by file name: ``core.js`` (the colours and the engine, which
+    export what :func:`core_names` lists) and one ``<name>.js`` per figure that imports those names
+    from ``./core.js`` and is then exactly the figure's own file. A page with n figures loads the
     engine once, not n times. Figures: ``names``, or every ``js/*.js`` but core and loader.
 
     The code is :func:`bundle`'s, split: the same statements run in the same order.
     """
     if names is None:
         names = tuple(sorted(p.stem for p in JS_DIR.glob("*.js") if p.stem not in ("core", "loader")))
-    shared = core_names()
-    core = _colours() + (JS_DIR / "core.js").read_text(encoding="utf-8") + f"\nexport {{ {', '.join(shared)} }};\n"
-    out = {"core.js": core}
-    head = f'import {{ {", ".join(shared)} }} from "./core.js";\n'
+    out = {"core.js": _shared()}
+    head = f'import {{ {", ".join(core_names())} }} from "./core.js";\n'
     for name in names:
         out[f"{name}.js"] = head + _figure_source(name)
     return out
@@ -417,35 +428,30 @@ class Figure:
         return state
 
     def _payload(self, **overrides: Any) -> dict[str, Any]:
+        """The live widget's traits, by trait name (:func:`_widget_class`), but ``_messages``: the
+        control values of the state (``overrides`` applied), ``_name``, ``_title``, ``_controls``,
+        ``_data`` and ``_defaults``. The static book's loader hands them to the figure's ``render``
+        as they are, with the page's catalog as ``_messages``."""
         return {
-            "name": self.name,
-            "title": self.title,
-            "controls": [c.spec() for c in self.controls],
-            "defaults": self.defaults,
-            "state": self.state(**overrides),
-            "data": to_json(self.data() if self.data else {}),
+            "_name": self.name,
+            "_title": self.title,
+            "_controls": [c.spec() for c in self.controls],
+            "_defaults": self.defaults,
+            "_data": to_json(self.data() if self.data else {}),
+            **self.state(**overrides),
         }
 
     def widget(self, **overrides: Any):
         """The live widget (anywidget): the same drawing code as the static book, redrawn in the
         browser; control values are synced to the returned object's traits. Its words are in
         :func:`rope_edu.i18n.language` (``rope_edu.i18n.set_language("zh_CN")``)."""
-        payload = self._payload(**overrides)
         cls = _widget_class(self.name, self.controls)
-        return cls(
-            _controls=payload["controls"], _data=payload["data"], _defaults=payload["defaults"],
-            _title=self.title, _messages=catalog(language()), **payload["state"],
-        )
+        return cls(**self._payload(**overrides), _messages=catalog(language()))
 
     def html(self, **overrides: Any) -> str:
         """Static markup: a placeholder the site's loader mounts (no kernel, no other host)."""
         payload = json.dumps(self._payload(**overrides), separators=(",", ":"), allow_nan=False)
-        label = _html.escape(self.title or self.name)
-        return (
-            f'<div class="rope-fig rope-fig-static" data-figure="{_html.escape(self.name)}" '
-            f'role="figure" aria-label="{label}" data-payload="{_html.escape(payload)}">'
-            f'<p class="rope-fig-noscript">{NOSCRIPT}</p></div>'
-        )
+        return Placeholder(self.name, self.title or self.name, payload).html()
 
     def show(self, **overrides: Any):
         """The live widget in a kernel; static markup while the book is built."""
@@ -454,3 +460,69 @@ class Figure:
 
             return HTML(self.html(**overrides))
         return self.widget(**overrides)
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A figure's static markup, as :meth:`Figure.html` writes it and the site's loader mounts it.
+
+    The build reads and rewrites placeholders in executed outputs and built pages (the reader
+    notebooks' pictures, the Chinese edition's labels) through :func:`placeholders` and
+    :func:`replace_placeholders`: this class is the one place that knows the markup.
+
+    Parameters
+    ----------
+    name : str
+        The figure (``data-figure``: its module under ``rope_edu/widgets``).
+    label : str
+        Its accessible name (``aria-label``).
+    payload : str
+        JSON of the live widget's traits (:meth:`Figure._payload`), which the loader hands to the
+        figure's ``render`` (``data-payload``).
+    noscript : str
+        What the page shows where JavaScript does not run.
+    """
+
+    name: str
+    label: str
+    payload: str
+    noscript: str = NOSCRIPT
+
+    def html(self) -> str:
+        """The markup (attribute values escaped)."""
+        e = _html.escape
+        return (f'<div class="rope-fig rope-fig-static" data-figure="{e(self.name)}" role="figure" '
+                f'aria-label="{e(self.label)}" data-payload="{e(self.payload)}">'
+                f'<p class="rope-fig-noscript">{e(self.noscript, quote=False)}</p></div>')
+
+    @property
+    def traits(self) -> dict[str, Any]:
+        """The payload read: the widget's traits by name (the control values among them)."""
+        return json.loads(self.payload)
+
+
+#: :meth:`Placeholder.html`'s markup, read back.
+_PLACEHOLDER = re.compile(
+    r'<div class="rope-fig rope-fig-static" data-figure="(?P<name>[^"]*)" role="figure" '
+    r'aria-label="(?P<label>[^"]*)" data-payload="(?P<payload>[^"]*)">'
+    r'<p class="rope-fig-noscript">(?P<noscript>[^<]*)</p></div>')
+
+
+def _read(match: re.Match) -> Placeholder:
+    return Placeholder(*(_html.unescape(match[k]) for k in ("name", "label", "payload", "noscript")))
+
+
+def placeholders(markup: str) -> list[Placeholder]:
+    """Every figure placeholder in ``markup`` (a page, a cell's HTML output), in order."""
+    if not isinstance(markup, str):
+        raise TypeError(f"markup must be a string of HTML, got {type(markup).__name__}")
+    return [_read(m) for m in _PLACEHOLDER.finditer(markup)]
+
+
+def replace_placeholders(markup: str, change: Callable[[Placeholder], Placeholder]) -> str:
+    """``markup`` with each figure placeholder ``p`` written as ``change(p)`` (the rest unchanged)."""
+    if not isinstance(markup, str):
+        raise TypeError(f"markup must be a string of HTML, got {type(markup).__name__}")
+    if not callable(change):
+        raise TypeError(f"change must be a function from Placeholder to Placeholder, got {change!r}")
+    return _PLACEHOLDER.sub(lambda m: change(_read(m)).html(), markup)

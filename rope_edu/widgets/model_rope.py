@@ -44,7 +44,7 @@ def model_data(name: str) -> dict[str, Any]:
         ``head_dim``, ``rotary_dim``, ``offset`` (first rotated coordinate), ``layout`` (how the
         head's coordinates pair up, as the checkpoint stores them), ``pair``: for each coordinate
         the index of its rotated pair or -1 when it passes through (length ``head_dim``),
-        ``wavelengths`` (positions, per pair, at loading), ``base``, ``scaling``, ``trained`` and
+        ``wavelengths`` (positions, per pair, at loading), ``base``, ``rope_type``, ``trained`` and
         ``extended`` (tokens, or None). LongRoPE models switch factors with the sequence length:
         ``switch`` is the length past which the code uses ``wavelengths_long`` (both None for
         every other model, whose wavelengths do not depend on the length).
@@ -58,8 +58,8 @@ def model_data(name: str) -> dict[str, Any]:
     pair[off:off + r] = j // 2 if spec.layout == "interleaved" else j % (r // 2)
     switch = long = None
     if spec.depends_on_length:
-        if spec.scaling != "longrope":  # dynamic NTK changes continuously: not a two-list switch
-            raise ValueError(f"{name}: the figure draws LongRoPE's two factor lists only, not {spec.scaling!r}")
+        if spec.rope_type != "longrope":  # dynamic NTK changes continuously: not a two-list switch
+            raise ValueError(f"{name}: the figure draws LongRoPE's two factor lists only, not {spec.rope_type!r}")
         switch = int(spec.scaling_params["original_max_position_embeddings"])
         long = spec.wavelengths(seq_len=switch + 1)
     return {
@@ -70,7 +70,7 @@ def model_data(name: str) -> dict[str, Any]:
         "pair": pair,
         "wavelengths": spec.wavelengths(),
         "base": spec.base,
-        "scaling": spec.scaling,
+        "rope_type": spec.rope_type,
         "trained": pub.trained,
         "extended": pub.extended,
         "switch": switch,

@@ -20,11 +20,13 @@
 // rope_edu.plots.COLORS), `COLOR_CYCLE` (the order series take them, rope_edu.plots.CYCLE) and
 // `COLORMAPS` (rope_edu.widgets.COLORMAPS: "cividis" and "PuOr" as hex stops).
 //
-// For a live notebook (anywidget needs one module) every figure's own file is appended to this one
-// in a single ES module (rope_edu.widgets.bundle); the static book serves this file once as its
-// own module and each figure's module imports every top-level name of it (static_modules). Either
-// way a figure must not reuse a name defined here: two declarations of one name, or a declaration
-// of an imported name, are a SyntaxError.
+// What a figure may use is the export statement at the end of this file (with the colours): the
+// static book serves this file once as its own module and each figure's module imports those names
+// (rope_edu.widgets.static_modules reads the statement); for a live notebook (anywidget needs one
+// module) every figure's own file is appended to this one in a single ES module
+// (rope_edu.widgets.bundle). Either way a figure must not reuse a name declared here, exported or
+// not: two declarations of one name, or a declaration of an imported name, are a SyntaxError. The
+// other top-level names are the engine's own; tests/test_figures.py checks no figure reads them.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 // Element ids must be unique on the whole page, and in a notebook every figure's module has its own
@@ -697,3 +699,10 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
   }
   return { render };
 }
+
+// The engine's public names: what a figure imports in the static book (and the loader, the
+// "Check your model" page and the tests use). Keep it one statement; add a name a figure needs.
+export {
+  figure, el, text, textLines, wrapWords, fmt, tickLabel, plot, line, arrow, legend, subscript, snapZero,
+  cmapColor, cmapBar, cmapGrid, uniqueId, compileMessages, tr, layoutView, chooseLayout,
+};

@@ -1,7 +1,8 @@
 // rope-edu figure loader for the static book: mounts every figure placeholder on the page.
-// Each placeholder (written by rope_edu.widgets.Figure.html) carries its controls, default state
-// and data as JSON; this script imports the figure's module from the same folder and calls its
-// `render` with a small stand-in for the widget model (get / set / on / off / save_changes).
+// Each placeholder (written by rope_edu.widgets.Figure.html) carries the live widget's traits as
+// JSON (its controls, default state and data); this script imports the figure's module from the
+// same folder and calls its `render` with a small stand-in for the widget model (get / set / on /
+// off / save_changes).
 
 // The page's language (<html lang>) chooses the figures' words: a Chinese page loads the catalog
 // rope_edu/locales/zh_CN.json, served beside this file as messages.zh_CN.json (rope_edu.i18n).
@@ -28,8 +29,10 @@ export async function translator() {
   return Object.assign((s) => tr(s, compiled), { chinese: true });
 }
 
+// The payload is the live widget's traits by name (Figure._payload), so the stand-in holds it as
+// it is; only the catalog (_messages) is the page's.
 function standInModel(payload, messages) {
-  const values = { ...payload.state, _name: payload.name, _title: payload.title, _controls: payload.controls, _data: payload.data, _defaults: payload.defaults, _messages: messages };
+  const values = { ...payload, _messages: messages };
   const listeners = new Map();
   return {
     get: (key) => values[key],
@@ -54,7 +57,7 @@ function standInModel(payload, messages) {
 
 async function mount(host) {
   const payload = JSON.parse(host.dataset.payload);
-  const [module, messages] = await Promise.all([import(new URL(`${payload.name}.js`, import.meta.url)), CATALOG]);
+  const [module, messages] = await Promise.all([import(new URL(`${payload._name}.js`, import.meta.url)), CATALOG]);
   host.removeAttribute("data-payload");
   module.default.render({ model: standInModel(payload, messages), el: host });
   host.classList.add("rope-fig-ready");
