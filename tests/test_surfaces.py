@@ -516,14 +516,8 @@ def test_landing_page_opens_with_its_figure_and_paths(surfaces):
 #: Phone pages still longer than a sitting, and figures whose controls and drawing do not fit one
 #: phone screen, on the pages of chapters other helpers are rewriting (issue 45, for the lead):
 #: remove an entry when its page is fixed.
-PHONE_LONG_KNOWN: dict[str, str] = {
-    "notebooks/09_longer_contexts.html": "25.1 screens (2026-12, after book.css's phone line height): chapter 9 is issue 40's",
-}
-FIGURE_SPAN_KNOWN: dict[str, str] = {
-    "trained_context": "chapter 9 page 2's figure gained its retrieval panel (issue 40) after the phone layouts: "
-                       "its panels stack to about 1,070 px under 378 px of sticky controls; it needs a compact "
-                       "phone layout (issue 45 item 5, left open)",
-}
+PHONE_LONG_KNOWN: dict[str, str] = {}
+FIGURE_SPAN_KNOWN: dict[str, str] = {}
 
 
 def test_phone_pages_within_a_sitting(surfaces):

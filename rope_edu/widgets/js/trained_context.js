@@ -52,10 +52,14 @@ function draw(fig) {
   const xticks = [];
   for (let t = 0; t <= f.n_tokens; t += step) xticks.push([t, t === 0 ? "0" : `${t / 1024}K`]);
   fig.heading(`SmolLM2-135M, s = ${s}: tokens ${grouped(c.start)} to ${grouped(c.start + w)}`);
+  // a short panel (the phone layout) labels the powers of ten only, where 1-2-5 labels would touch
+  const perDecade = box.h / Math.log10(y1 / y0);
+  const yticks = PPL_TICKS.filter((t) => t >= y0 && t <= y1 && (perDecade >= 60 || Number.isInteger(Math.log10(t))));
   const p = plot(fig.svg, box, {
     x: [0, f.n_tokens], y: [y0, y1], ylog: true, xticks,
-    yticks: PPL_TICKS.filter((t) => t >= y0 && t <= y1).map((t) => [t, grouped(t)]),
-    xlabel: "position in the text (tokens)", ylabel: "perplexity per 1,024 tokens (log)", ylabelOffset: 46,
+    yticks: yticks.map((t) => [t, grouped(t)]),
+    xlabel: "position in the text (tokens)",
+    ylabel: fig.layout.compact ? "perplexity (log)" : "perplexity per 1,024 tokens (log)", ylabelOffset: 46,
   });
   // the window on the slider, the trained length L
   el("rect", { x: p.sx(c.start), y: p.box.y, width: p.sx(c.start + w) - p.sx(c.start), height: p.box.h,
@@ -105,16 +109,17 @@ function draw(fig) {
   if (s !== R.factor) fig.note(`Retrieval was measured at s = ${R.factor} only.`);
 
   // the key: every method, the unchecked ones faded
+  // (the phone layout: in rows of columns, key.columns apart, under no title)
   const g = el("g", { class: "legend" }, fig.svg);
-  const { x: kx, y: ky } = fig.layout.key;
-  text(g, kx, ky - 14, "methods (check boxes)", { class: "legend-label" });
+  const { x: kx, y: ky, rows = METHOD_KEYS.length, columns = 0, rowHeight = 18 } = fig.layout.key;
+  if (!columns) text(g, kx, ky - 14, "methods (check boxes)", { class: "legend-label" });
   METHOD_KEYS.forEach((k, i) => {
     const [color, dash] = METHOD_STYLE[k];
     const on = c.shown.includes(k);
-    const yy = ky + 6 + i * 18;
-    el("line", { x1: kx, x2: kx + 24, y1: yy, y2: yy, stroke: color, "stroke-width": 2.5, "stroke-dasharray": dash,
+    const xx = kx + Math.floor(i / rows) * columns, yy = ky + 6 + (i % rows) * rowHeight;
+    el("line", { x1: xx, x2: xx + 24, y1: yy, y2: yy, stroke: color, "stroke-width": 2.5, "stroke-dasharray": dash,
       opacity: on ? 1 : 0.3 }, g);
-    text(g, kx + 30, yy + 4, d.names[k], { class: "legend-label" });
+    text(g, xx + 30, yy + 4, d.names[k], { class: "legend-label" });
   });
   if (f.n_tokens < d.window * 32 && fig.state.position > c.start) {
     fig.note(`At s = ${s} the text ends at ${grouped(f.n_tokens)} tokens: the figure reads its last window.`);
@@ -132,10 +137,11 @@ function draw(fig) {
 }
 
 export { compute };
-// Wide: the key right of the plots. Narrow: a narrower drawing, the key between the two plots.
+// Wide: the key right of the plots. Narrow (a phone): a short drawing, so that the controls and
+// both panels they change fit one screen: shorter panels, the key between them in two columns.
 export default figure(draw, { layouts: [
   { width: 756, height: 590, box: { x: 70, y: 36, w: 470, h: 270 }, rbox: { x: 70, y: 380, w: 470, h: 150 },
     key: { x: 576, y: 80 } },
-  { width: 380, height: 700, headingAbove: true, box: { x: 62, y: 10, w: 300, h: 250 },
-    key: { x: 62, y: 344 }, rbox: { x: 62, y: 490, w: 300, h: 150 } },
+  { width: 380, height: 366, headingAbove: true, compact: true, box: { x: 58, y: 8, w: 306, h: 140 },
+    key: { x: 58, y: 188, rows: 3, columns: 168, rowHeight: 16 }, rbox: { x: 58, y: 252, w: 306, h: 76 } },
 ] });
