@@ -70,6 +70,13 @@ class Words:
         return f"{title}：代码" if self.chinese else f"{title}: code"
 
     def picture(self, label: str) -> str:
+        """The picture's text: ``label`` (the figure's ``aria-label`` as the English run wrote it,
+        the executed notebooks being shared by the editions) in this edition's language."""
+        if self.lang == "en" or self.lang.startswith("en_"):
+            return f"<still picture of the figure: {label}>"
+        from rope_edu.i18n import translate
+
+        label = translate(label, self.lang)
         return f"<交互式图的静态图片：{label}>" if self.chinese else f"<still picture of the figure: {label}>"
 
 
