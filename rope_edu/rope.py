@@ -33,7 +33,9 @@ from ._checks import (
     check_dim,
     check_inv_freq,
     check_positions,
+    finite_float64,
     float_dtype,
+    real_array,
 )
 
 __all__ = [
@@ -80,9 +82,19 @@ def rope_angles(positions: Any, inv_freq: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., dim // 2), float64
+
+    Raises
+    ------
+    TypeError
+        ``positions`` or ``inv_freq`` is not real numbers.
+    ValueError
+        ``inv_freq`` is not one vector, or either holds NaN or infinity.
     """
-    pos = np.asarray(positions, dtype=np.float64)
-    return pos[..., None] * np.asarray(inv_freq, dtype=np.float64)
+    pos = finite_float64(real_array(positions, "positions"), "positions")
+    freq = real_array(inv_freq, "inv_freq", "a real-valued array")
+    if freq.ndim != 1:
+        raise ValueError(f"inv_freq must be a vector of shape (dim // 2,), got shape {freq.shape}")
+    return pos[..., None] * finite_float64(freq, "inv_freq")
 
 
 # --- layouts: which coordinates form pair i -------------------------------------------------
