@@ -351,7 +351,7 @@ def _settings(a: Model, b: Model) -> list[str]:
     if sa.rope_type != sb.rope_type:
         name = lambda s: "'default' (none)" if s == "default" else repr(s)  # noqa: E731
         out.append(f"scaling type: A {name(sa.rope_type)}, B {name(sb.rope_type)}.")
-    pa, pb = dict(sa.scaling_params), dict(sb.scaling_params)
+    pa, pb = dict(sa.rope_params), dict(sb.rope_params)
     labels = {"factor": "factor", "original_max_position_embeddings": "original length (trained context)"}
     for key in ["factor", "original_max_position_embeddings", *sorted((set(pa) | set(pb)) - set(labels))]:
         va, vb = pa.get(key), pb.get(key)

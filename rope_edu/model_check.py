@@ -214,7 +214,7 @@ def contexts(data: Mapping[str, Any], spec: RopeSpec | None, published: Any = No
     if not isinstance(data, Mapping):
         raise TypeError(f"data must be a config dict, got {type(data).__name__}")
     _spec(spec, optional=True)
-    params = dict(spec.scaling_params) if spec is not None else {}
+    params = dict(spec.rope_params) if spec is not None else {}
     mpe = data.get("max_position_embeddings") if _is_int(data.get("max_position_embeddings")) else \
         data.get("n_positions") if _is_int(data.get("n_positions")) else spec.max_positions if spec is not None else None
     original = params.get("original_max_position_embeddings")
@@ -236,9 +236,9 @@ def plain_inv_freq(spec: RopeSpec) -> np.ndarray:
     """The frequencies ``spec`` would have without its scaling (proportional RoPE: its turning pairs, undivided)."""
     _spec(spec)
     if spec.rotating_pairs is not None:
-        plain = dataclasses.replace(spec, rope_type="proportional", scaling_params={})
+        plain = dataclasses.replace(spec, rope_type="proportional", rope_params={})
     else:
-        plain = dataclasses.replace(spec, rope_type="default", scaling_params={})
+        plain = dataclasses.replace(spec, rope_type="default", rope_params={})
     return plain.inv_freq()
 
 
@@ -463,7 +463,7 @@ def _loader_warning(data: Mapping[str, Any], spec: RopeSpec | None, ctx: Mapping
         moved = sum(r["moved"] for r in rows)
         at = grouped(ctx["maximum"]) if spec.depends_on_length and ctx["maximum"] else None
         older = OLDER_TRANSFORMERS.get(spec.rope_type)
-        past = grouped(spec.scaling_params.get("original_max_position_embeddings") or 0)
+        past = grouped(spec.rope_params.get("original_max_position_embeddings") or 0)
         if moved == 0:
             upto = f"up to {at} tokens" if at else "up to the maximum context"
             effect = (f"the scaling moves no pair {upto} (it acts only past {past} tokens), so nothing changes up to "

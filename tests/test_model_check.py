@@ -39,7 +39,7 @@ EXACT = ("family", "model_type", "head_dim", "rotary_dim", "rotary_offset", "lay
          "uses_rope", "qk_norm", "layer_type", "layer", "max_positions", "mrope_section", "mrope_assignment",
          "rotating_pairs", "clockwise", "note", "no_rope_reason", "depends_on_length")
 CLOSE = ("base", "attention_factor", "softmax_scale_factor", "temperature_tuning", "query_scale", "query_power",
-         "scaling_params")
+         "rope_params")
 
 
 def _node() -> str:
@@ -104,7 +104,7 @@ def python_answer(config: dict, select: dict, seq_len: int | None) -> dict:
     except (ValueError, TypeError) as exc:
         return {"error": {"kind": type(exc).__name__, "message": str(exc)}}
     out = {k: getattr(spec, k) for k in EXACT + CLOSE}
-    out["scaling_params"] = dict(spec.scaling_params)
+    out["rope_params"] = dict(spec.rope_params)
     out["mrope_section"] = list(spec.mrope_section) if spec.mrope_section else None
     out["inv_freq"] = spec.inv_freq().tolist() if spec.uses_rope else None
     out["inv_freq_long"] = spec.inv_freq(seq_len).tolist() if spec.uses_rope and seq_len else None
@@ -537,7 +537,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
         if spec.uses_rope:
             # against plain RoPE at the same base (proportional RoPE: its pairs that turn, undivided)
             plain = (M.ROPE_TYPES["proportional"].frequencies(spec.rotary_dim, spec.base, {}, spec.rotating_pairs)[0] if spec.rotating_pairs
-                     else M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}}).inv_freq())
+                     else M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "rope_params": {}}).inv_freq())
             # a length-dependent scaling (LongRoPE, dynamic NTK) is shown at the maximum context, as checks.js's
             # contexts() finds it: the published extension or max_position_embeddings, at least the trained length
             seq_len = None
@@ -545,7 +545,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
                 text = _json(config).get("text_config") or _json(config)
                 mpe = text.get("max_position_embeddings")
                 pub = p if kind == "published" else None
-                trained = (pub and pub.trained) or spec.scaling_params.get("original_max_position_embeddings") or mpe
+                trained = (pub and pub.trained) or spec.rope_params.get("original_max_position_embeddings") or mpe
                 seq_len = max((pub and pub.extended) or mpe or trained, trained)
             moved = int(sum(abs(a / b - 1) > 1e-12 for a, b in zip(spec.inv_freq(seq_len), plain) if b))
             assert shown["moved"] == moved, name

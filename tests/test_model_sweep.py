@@ -677,7 +677,7 @@ def test_the_comparison_sees_small_differences():
     spec = rope_spec(config, layer=0)
     assert compare_layer(spec, moved, still) is None
     wrong = [
-        M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}}),
+        M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "rope_params": {}}),
         M.RopeSpec(**{**spec.__dict__, "base": spec.base * 1.01}),
         M.RopeSpec(**{**spec.__dict__, "layout": "interleaved", "output_layout": "interleaved"}),
     ]
@@ -938,7 +938,7 @@ def rotary_variant(family: M.Family, mod, cls, base: dict[str, Any], rope0: dict
         if not spec.uses_rope:
             continue
         key = _buffer_key(family, module, spec)
-        same = (key, spec.base, spec.rope_type, repr(sorted(spec.scaling_params.items())), spec.rotary_dim,
+        same = (key, spec.base, spec.rope_type, repr(sorted(spec.rope_params.items())), spec.rotary_dim,
                 spec.rotating_pairs, spec.attention_factor)
         if same in seen:
             continue
@@ -1044,7 +1044,7 @@ def test_the_rotary_comparison_sees_small_differences():
     spec = rope_spec(config, layer=0)
     module = rotary_module(mod, config)
     assert cand and all(compare_rotary(spec, module, p, None) is None for p in (ROTARY_SHORT, ROTARY_LONG))
-    plain = M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}})
+    plain = M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "rope_params": {}})
     assert compare_rotary(plain, module, ROTARY_SHORT, None) is None  # inside the trained length they agree
     assert compare_rotary(plain, module, ROTARY_LONG, None)
     for other in (M.RopeSpec(**{**spec.__dict__, "base": spec.base * 1.01}),

@@ -72,7 +72,7 @@ export function layerPlan(reg, config) {
 
 /** The training and maximum context of a model: from its published entry, else from its config. */
 export function contexts(data, spec, published = null) {
-  const params = spec?.scaling_params || {};
+  const params = spec?.rope_params || {};
   const mpe = Number.isInteger(data?.max_position_embeddings) ? data.max_position_embeddings
     : Number.isInteger(data?.n_positions) ? data.n_positions : spec?.max_positions ?? null;
   const original = Number.isInteger(params.original_max_position_embeddings) && spec.rope_type !== "dynamic"
@@ -260,7 +260,7 @@ function loaderWarning(data, spec, ctx) {
     // each sentence one string with its values, as the page shows it through the catalog
     const at = spec.depends_on_length && ctx.maximum ? ctx.maximum.toLocaleString("en-US") : null;
     const older = OLDER_TRANSFORMERS[spec.rope_type];
-    const past = (spec.scaling_params.original_max_position_embeddings ?? 0).toLocaleString("en-US");
+    const past = (spec.rope_params.original_max_position_embeddings ?? 0).toLocaleString("en-US");
     const effect = moved === 0
       ? (at ? `the scaling moves no pair up to ${at} tokens (it acts only past ${past} tokens), so nothing changes up to ` +
           "there; past it plain RoPE extrapolates"

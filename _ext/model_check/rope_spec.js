@@ -85,7 +85,7 @@ export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
   const [, attentionFactor] = frequencies(reg, rope.rope_type, r, rope.base, { ...rope.params, ...extra }, parts.rotating_pairs);
   return makeSpec(reg, {
     family: family.key, model_type: modelType, head_dim: dim, rotary_dim: r, rotary_offset: parts.rotary_offset,
-    layout: parts.layout, output_layout: parts.output_layout, base: rope.base, rope_type: rope.rope_type, scaling_params: { ...rope.params },
+    layout: parts.layout, output_layout: parts.output_layout, base: rope.base, rope_type: rope.rope_type, rope_params: { ...rope.params },
     attention_factor: attentionFactor, softmax_scale_factor: parts.softmax_scale_factor ?? 1, uses_rope: parts.uses_rope ?? true,
     qk_norm: parts.qk_norm ?? "none", layer_type: parts.layer_type ?? null, layer: parts.layer ?? null,
     temperature_tuning: parts.temperature_tuning ?? null, max_positions: parts.max_positions ?? null, defaults: [...cfg.defaults],
@@ -101,7 +101,7 @@ function makeSpec(reg, fields) {
   /** Frequencies of the rotary_dim / 2 pairs (RopeSpec.inv_freq). */
   spec.inv_freq = (seqLen = null) => {
     if (!spec.uses_rope) throw valueError(`this layer uses no RoPE (uses_rope is False: a NoPE layer of ${repr(spec.family)}); it has no frequencies`);
-    const params = { ...spec.scaling_params };
+    const params = { ...spec.rope_params };
     if (spec.depends_on_length) {
       if (seqLen !== null) checkInt(seqLen, "seq_len", 1);
       else if (spec.rope_type === "dynamic") seqLen = params.original_max_position_embeddings;
@@ -164,7 +164,7 @@ function describe(reg, s) {
     }
     if (s.output_layout !== s.layout) lines.push(`  writes the rotated pairs back in ${repr(s.output_layout)} order (queries and keys alike)`);
     if (r < s.head_dim) lines.push(`  ${s.head_dim - r} coordinates pass through without position`);
-    const params = Object.entries(s.scaling_params).map(([k, v]) => `${k}=${short(v)}`).join(", ");
+    const params = Object.entries(s.rope_params).map(([k, v]) => `${k}=${short(v)}`).join(", ");
     lines.push(`  base ${grouped(s.base)}; scaling ${repr(s.rope_type)}` + (params ? `: ${params}` : ""));
     const wl = s.wavelengths().filter(Number.isFinite);
     lines.push(`  wavelengths ${fmtG(Math.min(...wl), 3)} .. ${fmtG(Math.max(...wl), 3)} positions` +

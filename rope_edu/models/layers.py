@@ -306,8 +306,8 @@ def known_types(family: Family) -> tuple[str, ...]:
     """What ``layer_type=...`` may be for a config that lists no ``layer_types``."""
     rule, _ = _naming(family)
     known: tuple[str, ...] = ()
-    if (rule is not None and rule.local_global) or family.local_theta or family.flat_types or family.rope_types:
-        known = tuple(family.rope_types or ()) + _LOCAL_GLOBAL
+    if (rule is not None and rule.local_global) or family.local_theta or family.flat_types or family.rotating_layer_types:
+        known = tuple(family.rotating_layer_types or ()) + _LOCAL_GLOBAL
     return known + type_names(family)
 
 
@@ -333,6 +333,6 @@ def no_rope_reason(family: Family, cfg: _Config, state: Any, index: int | None, 
         if why is not None:
             return why or None  # "": the rule makes this layer rotate
     typed = rule.typed(cfg, *args) if rule is not None and rule.typed is not None else True
-    if family.rope_types is not None and typed and layer_type is not None and layer_type not in family.rope_types:
-        return f"{family.label} applies RoPE only in {', '.join(map(repr, family.rope_types))} layers"
+    if family.rotating_layer_types is not None and typed and layer_type is not None and layer_type not in family.rotating_layer_types:
+        return f"{family.label} applies RoPE only in {', '.join(map(repr, family.rotating_layer_types))} layers"
     return None

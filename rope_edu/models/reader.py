@@ -33,7 +33,7 @@ def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> lis
     """The keys ``rope_parameters`` is nested under (layer types), or [] for a flat dict."""
     if not isinstance(block, Mapping):
         return []
-    labels = (set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rope_types or ())
+    labels = (set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rotating_layer_types or ())
               | set((family.rope_keys or {}).values()) | set(type_names(family)))
     return [k for k, v in block.items() if k in labels and (v is None or isinstance(v, Mapping))]
 
@@ -84,8 +84,8 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
 
 def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
-    common: dict[str, Any] = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
-                  retype=family.retype, note=family.scalings_note)
+    common: dict[str, Any] = dict(rename=family.rename, allowed=family.allowed_rope_types, top_level_original=family.top_level_original,
+                  retype=family.retype, note=family.allowed_rope_types_note)
     source = f"{family.label} config default_theta"
     if key == _UNSCALED:
         # a layer the family's scaling_layers leaves out: the same base, no scaling (Molmo 2's unscaled rotary module)
@@ -243,7 +243,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         chosen = [(None, layer_type)]
     kinds: dict[tuple[bool, str | None, str], list[int | None]] = {}
     for i, t in chosen:
-        if (per_type or family.rope_types is not None) and t is None:
+        if (per_type or family.rotating_layer_types is not None) and t is None:
             raise ValueError(
                 f"layer_type is required for {family.label}: its layer types use different RoPE settings and this "
                 f"config lists no layer_types; pass layer_type=... ({', '.join(map(repr, nested or _LOCAL_GLOBAL))}) "

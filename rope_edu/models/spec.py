@@ -76,8 +76,10 @@ class RopeSpec:
         How the frequencies are scaled, by transformers' name: a key of
         :data:`~rope_edu.models.rope_types.ROPE_TYPES` (``"default"``: not scaled). Its old name
         ``scaling`` still reads it, with a ``DeprecationWarning``.
-    scaling_params : mapping
-        The ``rope_type``'s parameters (``seq_len`` excluded: :meth:`apply` computes it).
+    rope_params : mapping
+        The ``rope_type``'s parameters (``seq_len`` excluded: :meth:`apply` computes it). Its old
+        name ``scaling_params`` still reads it (deprecated, without a warning while chapters
+        still read it).
     attention_factor : float
         Multiplies cos and sin, so rotated queries and keys (logits of the rotated part times its square).
     softmax_scale_factor : float
@@ -133,7 +135,7 @@ class RopeSpec:
     output_layout: str
     base: float
     rope_type: str
-    scaling_params: Mapping[str, Any] = field(hash=False)
+    rope_params: Mapping[str, Any] = field(hash=False)
     attention_factor: float
     softmax_scale_factor: float = 1.0
     uses_rope: bool = True
@@ -159,6 +161,12 @@ class RopeSpec:
                       DeprecationWarning, stacklevel=2)
         return self.rope_type
 
+    @property
+    def scaling_params(self) -> Mapping[str, Any]:
+        """Deprecated: the old name of :attr:`rope_params` (no warning yet: chapters 5, 10 and 14
+        still read it, and a warning on stderr fails the book's build)."""
+        return self.rope_params
+
     # --- frequencies ---------------------------------------------------------------------------
 
     @property
@@ -177,7 +185,7 @@ class RopeSpec:
                 f"this layer uses no RoPE (uses_rope is False: a NoPE layer of {self.family!r}); "
                 "it has no frequencies"
             )
-        params = dict(self.scaling_params)
+        params = dict(self.rope_params)
         if self.depends_on_length:
             if seq_len is not None:
                 seq_len = check_int(seq_len, "seq_len", 1)
@@ -359,7 +367,7 @@ class RopeSpec:
                 lines.append(f"  writes the rotated pairs back in {self.output_layout!r} order (queries and keys alike)")
             if r < self.head_dim:
                 lines.append(f"  {self.head_dim - r} coordinates pass through without position")
-            params = ", ".join(f"{k}={_short(v)}" for k, v in self.scaling_params.items())
+            params = ", ".join(f"{k}={_short(v)}" for k, v in self.rope_params.items())
             lines.append(f"  base {self.base:,.0f}; scaling {self.rope_type!r}" + (f": {params}" if params else ""))
             wl = self.wavelengths()
             wl = wl[np.isfinite(wl)]
@@ -513,7 +521,7 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         model_type=model_type,
         base=rope.base,
         rope_type=rope.rope_type,
-        scaling_params=spec_params,
+        rope_params=spec_params,
         attention_factor=float(attention_factor),
         defaults=tuple(cfg.defaults),
         **parts,
