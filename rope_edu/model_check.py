@@ -218,7 +218,9 @@ def contexts(data: Mapping[str, Any], spec: RopeSpec | None, published: Any = No
     mpe = data.get("max_position_embeddings") if _is_int(data.get("max_position_embeddings")) else \
         data.get("n_positions") if _is_int(data.get("n_positions")) else spec.max_positions if spec is not None else None
     original = params.get("original_max_position_embeddings")
-    original = original if _is_int(original) and spec is not None and spec.rope_type != "dynamic" else None
+    # a type that holds the loaded length there (dynamic NTK) says nothing of the trained context
+    original = original if _is_int(original) and spec is not None and \
+        spec.loaded_seq_len != "original_max_position_embeddings" else None
     p_trained = getattr(published, "trained", None)
     p_extended = getattr(published, "extended", None)
     trained = next((x for x in (p_trained, original, mpe) if x is not None), None)
@@ -446,10 +448,8 @@ def _partial_warning(data: Mapping[str, Any], family: M.Family | None) -> dict[s
 
 
 #: rope_types that transformers gained after its first releases: what a transformers 4 release without it does
-OLDER_TRANSFORMERS = {
-    "llama3": "transformers before 4.43 refuses to load this config (\"rope_scaling must be a dictionary with two "
-              "fields, type and factor\"): upgrade it",
-}
+OLDER_TRANSFORMERS = {name: t.older_transformers for name, t in M.ROPE_TYPES.items() if t.older_transformers}
+
 
 
 def _loader_warning(data: Mapping[str, Any], spec: RopeSpec | None, ctx: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -820,3 +820,23 @@ def test_the_chinese_page_says_everything_in_chinese(tmp_path):
                 "下面这一块保持英文，与 Python 中 rope_edu 的 describe() 输出逐字相同：报告问题时（transformers、推理引擎的 issue）可以原样粘贴。"]
     assert refusals > 30
     assert not english, f"{len(english)} English texts, e.g.:\n" + "\n".join(sorted(english)[:15])
+
+
+def test_rules_of_one_rope_type_are_its_registry_entry():
+    """What is special about one rope_type lives in its ROPE_TYPES entry and the exported registry
+    (review of issue 43, item 2): no name compared against "dynamic" or "llama3" elsewhere."""
+    from rope_edu.gguf_config import _SCALING_TYPES
+    from rope_edu.model_check import OLDER_TRANSFORMERS
+
+    exported = registry()["rope_types"]
+    for name, t in M.ROPE_TYPES.items():
+        assert (exported[name]["loaded_seq_len"], exported[name]["older_transformers"],
+                exported[name]["llama_cpp_name"]) == (t.loaded_seq_len, t.older_transformers, t.llama_cpp_name)
+        assert t.loaded_seq_len is None or t.depends_on_length
+    assert M.ROPE_TYPES["dynamic"].loaded_seq_len == "original_max_position_embeddings"
+    assert set(OLDER_TRANSFORMERS) == {"llama3"}
+    assert _SCALING_TYPES == {"linear": "linear", "yarn": "yarn"}
+    for path in ("rope_edu/models/spec.py", "rope_edu/model_check.py", "_ext/model_check/rope_spec.js",
+                 "_ext/model_check/checks.js"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert '== "dynamic"' not in text and '!= "dynamic"' not in text and '= "dynamic"' not in text, path

@@ -241,6 +241,17 @@ class RopeType:
     retyped_only : bool
         A config never states it: a family's ``retype`` reaches it (Hunyuan's ``"dynamic"`` with
         ``alpha``), and a config that names it is refused, as transformers' validation refuses it.
+    loaded_seq_len : str or None
+        For a length-dependent type, the parameter holding the length its frequencies are built
+        for once the model is loaded (dynamic NTK: ``original_max_position_embeddings``, filled
+        from ``max_position_embeddings``, where it is plain RoPE): the spec's frequencies when no
+        ``seq_len`` is given. That parameter then says nothing of the trained context.
+    older_transformers : str
+        What a transformers 4 release from before the type existed does with a config that
+        states it ("" where every release reads it).
+    llama_cpp_name : str or None
+        The name llama.cpp writes in a GGUF's ``{arch}.rope.scaling.type`` for this type (None:
+        llama.cpp writes no such type or this reader does not map it).
     """
 
     name: str
@@ -249,15 +260,22 @@ class RopeType:
     summary: str
     depends_on_length: bool = False
     retyped_only: bool = False
+    loaded_seq_len: str | None = None
+    older_transformers: str = ""
+    llama_cpp_name: str | None = None
 
 
-#: Every ``rope_type`` :func:`~rope_edu.models.rope_spec` reads, in transformers' order, then ours.
+#: Every ``rope_type`` :func:`~rope_edu.models.rope_spec` reads: transformers' (``default`` first,
+#: then as its ``ROPE_INIT_FUNCTIONS`` grew), then Gemma 4's ``proportional`` and our ``ntk_alpha``.
 ROPE_TYPES: dict[str, RopeType] = {t.name: t for t in (
     RopeType("default", _default_params, _default_frequencies, METHODS["default"].summary),
-    RopeType("linear", _linear_params, _linear_frequencies, METHODS["linear"].summary),
-    RopeType("dynamic", _dynamic_params, _dynamic_frequencies, METHODS["dynamic"].summary, depends_on_length=True),
-    RopeType("yarn", _yarn_params, _yarn_frequencies, METHODS["yarn"].summary),
-    RopeType("llama3", _llama3_params, _llama3_frequencies, METHODS["llama3"].summary),
+    RopeType("linear", _linear_params, _linear_frequencies, METHODS["linear"].summary, llama_cpp_name="linear"),
+    RopeType("dynamic", _dynamic_params, _dynamic_frequencies, METHODS["dynamic"].summary, depends_on_length=True,
+             loaded_seq_len="original_max_position_embeddings"),
+    RopeType("yarn", _yarn_params, _yarn_frequencies, METHODS["yarn"].summary, llama_cpp_name="yarn"),
+    RopeType("llama3", _llama3_params, _llama3_frequencies, METHODS["llama3"].summary,
+             older_transformers="transformers before 4.43 refuses to load this config (\"rope_scaling must be a "
+                                "dictionary with two fields, type and factor\"): upgrade it"),
     RopeType("longrope", _longrope_params, _longrope_frequencies, METHODS["longrope"].summary, depends_on_length=True),
     RopeType("proportional", _proportional_params, _proportional_frequencies,
              "Gemma 4's global layers: the first partial_rotary_factor of the pairs turn at frequencies over "

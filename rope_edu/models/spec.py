@@ -179,6 +179,12 @@ class RopeSpec:
         """True when the frequencies change with the sequence length (dynamic NTK, LongRoPE)."""
         return ROPE_TYPES[self.rope_type].depends_on_length
 
+    @property
+    def loaded_seq_len(self) -> str | None:
+        """The parameter holding the length the frequencies are built for once loaded, when no
+        ``seq_len`` is given (dynamic NTK: ``original_max_position_embeddings``; else None)."""
+        return ROPE_TYPES[self.rope_type].loaded_seq_len
+
     def _frequencies(self, seq_len: int | None) -> tuple[np.ndarray, float]:
         if not self.uses_rope:
             raise ValueError(
@@ -189,9 +195,9 @@ class RopeSpec:
         if self.depends_on_length:
             if seq_len is not None:
                 seq_len = check_int(seq_len, "seq_len", 1)
-            elif self.rope_type == "dynamic":
-                # what transformers holds after loading: lengths up to max_position_embeddings, no change
-                seq_len = params["original_max_position_embeddings"]
+            elif self.loaded_seq_len is not None:
+                # what transformers holds after loading (dynamic NTK: its original length, no change)
+                seq_len = params[self.loaded_seq_len]
             params["seq_len"] = seq_len
         elif seq_len is not None:
             check_int(seq_len, "seq_len", 1)
@@ -513,7 +519,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     spec_params = MappingProxyType(dict(rope.params))
     # the frequencies and attention factor as the model holds them after loading (checks every value;
     # dynamic NTK at its own original length is plain RoPE)
-    extra = {"seq_len": rope.params["original_max_position_embeddings"]} if rope.rope_type == "dynamic" else {}
+    loaded = ROPE_TYPES[rope.rope_type].loaded_seq_len
+    extra = {"seq_len": rope.params[loaded]} if loaded is not None else {}
     _, attention_factor = ROPE_TYPES[rope.rope_type].frequencies(rotary_dim, rope.base, {**rope.params, **extra},
                                                                parts.get("rotating_pairs"))
     return RopeSpec(
