@@ -35,7 +35,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_dim, check_inv_freq, check_real, real_array
+from ._checks import check_base, check_choice, check_dim, check_int, check_inv_freq, check_real, real_array
 from .rope import frequencies
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "ntk_base",
     "dynamic_scale",
     "yarn_ramp",
+    "yarn_correction_index",
     "yarn_ramp_paper",
     "yarn_attention_factor",
     "yarn_softmax_scale",
@@ -290,9 +291,33 @@ def dynamic_scale(factor: float, original_max_position_embeddings: int, seq_len:
     return factor * max(seq_len, length) / length - (factor - 1.0)
 
 
-def _correction_index(turns: float, dim: int, base: float, length: int) -> float:
-    # The (real-valued) pair index i at which the wavelength 2*pi*base**(2i/d) equals length/turns,
-    # i.e. where pair i makes exactly `turns` full turns over the original context.
+def yarn_correction_index(turns: float, dim: int, base: float, length: int) -> float:
+    """The (real-valued) pair index at which a pair makes exactly ``turns`` full turns over
+    ``length`` tokens: where YaRN's ramp starts (``turns = beta_fast``) and ends (``beta_slow``).
+
+    Parameters
+    ----------
+    turns : float
+        Full turns, > 0.
+    dim : int
+        Rotated dims (even).
+    base : float
+        RoPE base, > 1.
+    length : int
+        The original context, >= 1.
+
+    Returns
+    -------
+    float
+        :math:`i` with :math:`2\\pi\\,\\mathrm{base}^{2i/d} = \\mathrm{length}/\\mathrm{turns}`:
+        ``dim * log(length / (2 pi turns)) / (2 log(base))`` (not clipped: it may lie outside the pairs).
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    length = check_int(length, "length", minimum=1)
+    turns = check_real(turns, "turns")
+    if turns <= 0:
+        raise ValueError(f"turns must be > 0, got {turns}")
     return dim * math.log(length / (2.0 * math.pi * turns)) / (2.0 * math.log(base))
 
 
@@ -343,8 +368,8 @@ def yarn_ramp(
     beta_slow = _positive(beta_slow, "beta_slow")
     truncate = _flag(truncate, "truncate")
     _check_yarn_betas(beta_fast, beta_slow, equal=True)
-    start = _correction_index(beta_fast, dim, base, length)  # last pair kept as it is
-    end = _correction_index(beta_slow, dim, base, length)    # first pair fully interpolated
+    start = yarn_correction_index(beta_fast, dim, base, length)  # last pair kept as it is
+    end = yarn_correction_index(beta_slow, dim, base, length)    # first pair fully interpolated
     if truncate:
         start, end = math.floor(start), math.ceil(end)
     start, end = max(start, 0), min(end, dim - 1)

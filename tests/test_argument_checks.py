@@ -46,3 +46,19 @@ def test_probes_check_their_arrays():
 def test_strings_and_figures_are_checked(call, name):
     with pytest.raises(TypeError, match=f"^{name} must be"):
         call()
+
+
+def test_yarn_correction_index_is_where_a_pair_makes_that_many_turns():
+    """The public correction index (review of issue 43, item 3) that yarn_ramp and MiniMind's
+    reader share: pair i makes `turns` turns over `length` tokens there."""
+    from rope_edu.scaling import rotations, yarn_correction_index
+
+    i = yarn_correction_index(32.0, 64, 10000.0, 4096)
+    theta = 10000.0 ** (-2 * i / 64)
+    assert math.isclose(4096 * theta / (2 * math.pi), 32.0, rel_tol=1e-12)
+    r = rotations(64, 10000.0, 4096)
+    assert r[int(math.floor(i))] >= 32.0 >= r[int(math.ceil(i))]
+    with pytest.raises(ValueError, match="turns must be > 0"):
+        yarn_correction_index(0.0, 64, 10000.0, 4096)
+    with pytest.raises(ValueError, match="length"):
+        yarn_correction_index(1.0, 64, 10000.0, 0)

@@ -16,7 +16,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from ..multidim import mrope_axes
-from ..scaling import yarn_softmax_scale
+from ..scaling import yarn_correction_index, yarn_softmax_scale
 from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _Rope, _rope_block,
                      _rotated, _split_heads)
 from .family import Family
@@ -453,7 +453,7 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
     # MiniMind clips the ramp's end at pair dim//2 - 1, transformers (and rope_edu.scaling) at dim - 1;
     # they agree when the unclipped end index lies in [0, dim//2 - 1]. Refuse rather than differ.
     original = params["original_max_position_embeddings"]
-    end = math.ceil(dim * math.log(original / (float(params["beta_slow"]) * 2 * math.pi)) / (2 * math.log(base)))
+    end = math.ceil(yarn_correction_index(float(params["beta_slow"]), dim, base, original))
     if not 0 <= end <= dim // 2 - 1:
         raise ValueError(
             f"rope_scaling.beta_slow = {params['beta_slow']}: MiniMind's YaRN ramp would end at pair {end}, outside "
