@@ -89,3 +89,15 @@ def test_figure_refuses_bad_arguments_naming_them(args, error, match):
         Figure(*args)
     with pytest.raises(TypeError, match="title must be a string"):
         Figure("clock", [], title=None)
+
+
+def test_the_payload_sends_the_widget_traits_named_once():
+    """The live widget's traits are written once (TRAITS, review item 12): the payload sends each
+    of them but the catalog, plus one value per control; the widget class has each."""
+    from rope_edu.widgets._core import TRAITS
+
+    payload = clock.DEMO._payload()
+    assert set(payload) == (set(TRAITS) - {"_messages"}) | {c.name for c in clock.DEMO.controls}
+    pytest.importorskip("anywidget")
+    w = clock.DEMO.widget()
+    assert all(w.has_trait(t) for t in TRAITS) and w._name == "clock"

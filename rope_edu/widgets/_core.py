@@ -366,6 +366,13 @@ def _css() -> str:
     return (JS_DIR / "figures.css").read_text(encoding="utf-8")
 
 
+#: The live widget's synced traits besides its controls, and their kinds: what
+#: :meth:`Figure._payload` sends (all but ``_messages``, the page's catalog) and ``loader.js``
+#: hands to a figure's ``render`` under the same names.
+TRAITS: dict[str, str] = {"_name": "unicode", "_title": "unicode", "_controls": "list", "_data": "dict",
+                          "_defaults": "dict", "_messages": "dict"}
+
+
 @lru_cache(maxsize=None)
 def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
     """An anywidget class for figure ``name``: one synced trait per control."""
@@ -382,16 +389,9 @@ def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
             traits[c.name] = traitlets.Int(int(c.value)).tag(sync=True)
         else:
             traits[c.name] = traitlets.Float(float(c.value)).tag(sync=True)
-    traits.update(
-        _esm=bundle(name),
-        _css=_css(),
-        _name=traitlets.Unicode(name).tag(sync=True),
-        _title=traitlets.Unicode("").tag(sync=True),
-        _controls=traitlets.List().tag(sync=True),
-        _data=traitlets.Dict().tag(sync=True),
-        _defaults=traitlets.Dict().tag(sync=True),
-        _messages=traitlets.Dict().tag(sync=True),
-    )
+    kinds = {"unicode": traitlets.Unicode, "list": traitlets.List, "dict": traitlets.Dict}
+    traits.update({trait: kinds[kind]().tag(sync=True) for trait, kind in TRAITS.items()})
+    traits.update(_esm=bundle(name), _css=_css())
     return type(f"{name.title().replace('_', '')}Figure", (anywidget.AnyWidget,), traits)
 
 
