@@ -143,8 +143,8 @@ export function param(block, name, where) {
   return value;
 }
 
-function originalLength(cfg, block, where, topLevelFirst = false) {
-  if (topLevelFirst && cfg.has("original_max_position_embeddings")) return cfg.get("original_max_position_embeddings");
+function originalLength(cfg, block, where, topLevelOriginal = false) {
+  if (topLevelOriginal && cfg.has("original_max_position_embeddings")) return cfg.get("original_max_position_embeddings");
   if (given(own(block, "original_max_position_embeddings"))) return block.original_max_position_embeddings;
   const value = cfg.require("max_position_embeddings", ` (needed because ${where} does not state ` +
     "original_max_position_embeddings)");
@@ -204,8 +204,8 @@ function _llama3_params(cfg, block, where) {
   };
 }
 
-function _longrope_params(cfg, block, where, { topLevelFirst = false } = {}) {
-  const original = originalLength(cfg, block, where, topLevelFirst);
+function _longrope_params(cfg, block, where, { topLevelOriginal = false } = {}) {
+  const original = originalLength(cfg, block, where, topLevelOriginal);
   const asList = (v, name) => {
     if (!Array.isArray(v)) throw typeError(`${name} must be a sequence of positive real numbers (one per rotated pair), got ${repr(v)}`);
     return v;
@@ -269,7 +269,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
   if (!Object.prototype.hasOwnProperty.call(PARAMS, reader)) {
     throw new Error(`the registry names a parameter reader ${reader} that this interpreter does not implement`);
   }
-  const params = PARAMS[reader](cfg, block, where, { topLevelFirst: topLevelOriginal, nested });
+  const params = PARAMS[reader](cfg, block, where, { topLevelOriginal, nested });
   return { base: b, rope_type: ropeType, params, where, block: { ...block } };
 }
 

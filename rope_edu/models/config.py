@@ -219,9 +219,9 @@ def _param(block: Mapping[str, Any], name: str, where: str) -> Any:
     return value
 
 
-def _original_length(cfg: _Config, block: Mapping[str, Any], where: str, *, top_level_first: bool = False) -> Any:
+def _original_length(cfg: _Config, block: Mapping[str, Any], where: str, *, top_level_original: bool = False) -> Any:
     """``original_max_position_embeddings`` as transformers' ``standardize_rope_params`` finds it."""
-    if top_level_first and cfg.has("original_max_position_embeddings"):
+    if top_level_original and cfg.has("original_max_position_embeddings"):
         # Phi-3 keeps the pretraining length at the top level, and transformers gives it priority.
         return cfg.data["original_max_position_embeddings"]
     if block.get("original_max_position_embeddings") is not None:

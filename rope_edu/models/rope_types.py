@@ -99,8 +99,8 @@ def _llama3_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str,
     }
 
 
-def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: bool = False, **_: Any) -> dict[str, Any]:
-    original = _original_length(cfg, block, where, top_level_first=top_level_first)
+def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_original: bool = False, **_: Any) -> dict[str, Any]:
+    original = _original_length(cfg, block, where, top_level_original=top_level_original)
     params: dict[str, Any] = {
         "short_factor": tuple(_param(block, "short_factor", where)),
         "long_factor": tuple(_param(block, "long_factor", where)),
@@ -229,7 +229,7 @@ class RopeType:
     name : str
         The ``rope_type`` (key in :data:`ROPE_TYPES`; :attr:`RopeSpec.rope_type`).
     read : callable
-        ``read(cfg, block, where, *, top_level_first=False, nested=False) -> params``: the
+        ``read(cfg, block, where, *, top_level_original=False, nested=False) -> params``: the
         parameters of ``frequencies`` from a config's RoPE ``block`` (named ``where`` in messages).
     frequencies : callable
         ``frequencies(dim, base, params, rotating_pairs=None) -> (inv_freq, attention_factor)``,
@@ -323,7 +323,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
             f"unknown {where}.rope_type {rope_type!r} for model_type {cfg.model_type!r}; "
             f"expected one of {', '.join(repr(v) for v in valid)}" + (f" ({note})" if note else "")
         )
-    params = ROPE_TYPES[rope_type].read(cfg, block, where, top_level_first=top_level_original, nested=nested)
+    params = ROPE_TYPES[rope_type].read(cfg, block, where, top_level_original=top_level_original, nested=nested)
     return _Rope(base, rope_type, params, where, dict(block))
 
 
