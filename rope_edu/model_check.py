@@ -25,7 +25,6 @@ import numpy as np
 
 from . import models as M
 from .models import FAMILIES, MODEL_TYPES, RopeSpec, rope_spec
-from .models.registry import _FLAT_WRAPPERS, _WRAPPERS
 
 __all__ = ["MAX_LAYERS", "BF16_ANGLE", "family_of", "layer_count", "ranges", "layer_summary", "layer_plan",
            "contexts", "plain_inv_freq", "pair_table", "pairs_summary", "head_source", "warnings", "default_select",
@@ -110,18 +109,11 @@ def family_of(config: Any) -> tuple[dict[str, Any] | None, Any, M.Family | None]
     """
     if not isinstance(config, Mapping):
         return None, None, None
-    data: dict[str, Any] = dict(config)
+    try:
+        data = M.unwrap(config)
+    except (TypeError, ValueError):  # a wrapper without its language model
+        return dict(config), None, None
     model_type = data.get("model_type")
-    if isinstance(model_type, str) and model_type in _WRAPPERS:
-        key, inner = _WRAPPERS[model_type]
-        sub = data.get(key)
-        if sub is None and model_type in _FLAT_WRAPPERS:
-            sub = {k: v for k, v in data.items() if k != "model_type"}
-        if not isinstance(sub, Mapping):
-            return data, None, None
-        data = dict(sub)
-        data.setdefault("model_type", inner)
-        model_type = data["model_type"]
     row: str | None = MODEL_TYPES.get(model_type) if isinstance(model_type, str) else None
     return data, model_type, FAMILIES[row] if row else None
 

@@ -840,3 +840,20 @@ def test_rules_of_one_rope_type_are_its_registry_entry():
                  "_ext/model_check/checks.js"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert '== "dynamic"' not in text and '!= "dynamic"' not in text and '= "dynamic"' not in text, path
+
+
+def test_one_unwrap_for_a_multimodal_config():
+    """rope_spec and the page's family_of read a wrapper's language model through one public
+    models.unwrap (review of issue 43, item 8)."""
+    from rope_edu.model_check import family_of
+
+    inner = {"model_type": "gemma3_text", "hidden_size": 64}
+    assert M.unwrap({"model_type": "gemma3", "text_config": inner}) == inner
+    assert M.unwrap({"model_type": "gemma3", "text_config": {"hidden_size": 64}})["model_type"] == "gemma3_text"
+    assert M.unwrap({"model_type": "qwen2_vl", "hidden_size": 64}) == {"model_type": "qwen2_vl_text", "hidden_size": 64}
+    assert M.unwrap({"model_type": "llama", "x": 1}) == {"model_type": "llama", "x": 1}
+    with pytest.raises(ValueError, match="missing the field 'text_config'"):
+        M.unwrap({"model_type": "gemma3"})
+    assert family_of({"model_type": "gemma3"}) == ({"model_type": "gemma3"}, None, None)
+    data, model_type, row = family_of({"model_type": "gemma3", "text_config": inner})
+    assert (data, model_type, row) == (inner, "gemma3_text", M.FAMILIES[M.MODEL_TYPES["gemma3_text"]])

@@ -50,7 +50,7 @@ transformers = pytest.importorskip("transformers")
 
 from rope_edu import models as M  # noqa: E402
 from rope_edu.models import rope_spec  # noqa: E402
-from rope_edu.models.registry import _WRAPPERS  # noqa: E402
+from rope_edu.models.registry import WRAPPERS  # noqa: E402
 from rope_edu.models.spec import _REORDER  # noqa: E402
 
 
@@ -752,7 +752,7 @@ def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
     vision or audio encoder's) is read by rope_spec or listed in UNSUPPORTED with its reason; this lists any that
     is neither. Packages whose rotary classes all belong to vision/audio encoders, or that define no causal-LM,
     generation or text-model class, are outside rope_spec (encoders, codecs, detectors)."""
-    known = set(M.MODEL_TYPES) | set(_WRAPPERS) | set(M.UNSUPPORTED)
+    known = set(M.MODEL_TYPES) | set(WRAPPERS) | set(M.UNSUPPORTED)
     neither = {name: sorted(types) for name, types, decoder, generative in _rotary_modules()
                if decoder and generative and not types & known}
     assert not neither, f"model types with a rotary embedding that rope_spec neither reads nor refuses with a reason: {neither}"

@@ -69,7 +69,7 @@ from .mirrored import CALLABLES
 from .published import PUBLISHED, PUBLISHED_2025, Published
 from .registry import FAMILIES, MODEL_TYPES, UNSUPPORTED
 from .rope_types import ROPE_TYPES, RopeType
-from .spec import RopeSpec, rope_spec
+from .spec import RopeSpec, rope_spec, unwrap
 
 __all__ = [
     "CALLABLES",
@@ -88,4 +88,5 @@ __all__ = [
     "RopeSpec",
     "RopeType",
     "rope_spec",
+    "unwrap",
 ]

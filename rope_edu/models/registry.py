@@ -307,7 +307,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
 MODEL_TYPES: dict[str, str] = {mt: f.key for f in FAMILIES.values() for mt in f.model_types}
 
 #: Multimodal wrappers whose language model sits in a sub-config: model_type -> (key, inner model_type).
-_WRAPPERS: dict[str, tuple[str, str]] = {
+WRAPPERS: dict[str, tuple[str, str]] = {
     "gemma3": ("text_config", "gemma3_text"),
     "llama4": ("text_config", "llama4_text"),
     "qwen2_vl": ("text_config", "qwen2_vl_text"),
@@ -318,11 +318,11 @@ _WRAPPERS: dict[str, tuple[str, str]] = {
 # every registered "<parent>_text" model_type: its multimodal parent holds it in text_config
 for _mt in list(MODEL_TYPES):
     if _mt.endswith("_text") and _mt != "hrm_text":  # HRM-Text is a text model of its own
-        _WRAPPERS.setdefault(_mt[: -len("_text")], ("text_config", _mt))
-_WRAPPERS["kimi_k25"] = ("text_config", "deepseek_v3")  # Kimi K2.5: its language model is DeepSeek-V3
+        WRAPPERS.setdefault(_mt[: -len("_text")], ("text_config", _mt))
+WRAPPERS["kimi_k25"] = ("text_config", "deepseek_v3")  # Kimi K2.5: its language model is DeepSeek-V3
 
 #: Wrappers whose hub config.json may keep the language model's fields at the top level (no text_config).
-_FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
+FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl"})
 
 
 #: Families of the installed transformers that rope_spec refuses, and what it would need.

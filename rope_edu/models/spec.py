@@ -23,7 +23,7 @@ from ..rope import LAYOUTS, apply_rope, layout_permutation
 from .config import _Config, _Rope
 from .family import QK_NORM
 from .reader import _read_family
-from .registry import _FLAT_WRAPPERS, _WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
+from .registry import FLAT_WRAPPERS, WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
 from .rope_types import ROPE_TYPES
 
 
@@ -432,6 +432,43 @@ def _mrope_text_rows(positions: Any, batch: int, seq: int) -> Any:
     return positions
 
 
+def unwrap(config: Any) -> dict[str, Any]:
+    """The language model's config: a multimodal wrapper's sub-config (:data:`WRAPPERS`: Gemma 3's
+    ``text_config``), with its inner ``model_type``; any other config as a dict of its own.
+
+    Parameters
+    ----------
+    config : mapping or transformers config object
+        A config as ``config.json`` states it.
+
+    Returns
+    -------
+    dict
+        A copy; a wrapper of :data:`FLAT_WRAPPERS` without its sub-config gives its own top-level
+        fields (where hub configs keep them).
+
+    Raises
+    ------
+    TypeError
+        ``config`` (or the wrapper's sub-config) is neither a dict nor a config object.
+    ValueError
+        A wrapper lacks its language model's sub-config (the message names the field).
+    """
+    data = _as_dict(config)
+    model_type = data.get("model_type")
+    if not isinstance(model_type, str) or model_type not in WRAPPERS:
+        return data
+    key, inner = WRAPPERS[model_type]
+    sub = data.get(key)
+    if sub is None and model_type in FLAT_WRAPPERS:
+        sub = {k: v for k, v in data.items() if k != "model_type"}
+    if sub is None:
+        raise ValueError(f"the {model_type!r} config is missing the field {key!r} (its language model)")
+    data = _as_dict(sub)
+    data.setdefault("model_type", inner)
+    return data
+
+
 def _as_dict(config: Any) -> dict[str, Any]:
     if isinstance(config, Mapping):
         return dict(config)
@@ -485,18 +522,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         differently (both values named); a rotated fraction that leaves an odd or zero number of
         dims; a per-layer family without ``layer_type``/``layer`` where its layers differ.
     """
-    data = _as_dict(config)
+    data = unwrap(config)
     model_type = data.get("model_type")
-    if model_type in _WRAPPERS:
-        key, inner = _WRAPPERS[model_type]
-        sub = data.get(key)
-        if sub is None and model_type in _FLAT_WRAPPERS:
-            sub = {k: v for k, v in data.items() if k != "model_type"}
-        if sub is None:
-            raise ValueError(f"the {model_type!r} config is missing the field {key!r} (its language model)")
-        data = _as_dict(sub)
-        data.setdefault("model_type", inner)
-        model_type = data["model_type"]
     if model_type is None:
         raise ValueError("the config is missing the field 'model_type' (which family it is, as in config.json)")
     if isinstance(model_type, str) and model_type in UNSUPPORTED:
