@@ -184,6 +184,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a Default record
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

@@ -857,3 +857,16 @@ def test_one_unwrap_for_a_multimodal_config():
     assert family_of({"model_type": "gemma3"}) == ({"model_type": "gemma3"}, None, None)
     data, model_type, row = family_of({"model_type": "gemma3", "text_config": inner})
     assert (data, model_type, row) == (inner, "gemma3_text", M.FAMILIES[M.MODEL_TYPES["gemma3_text"]])
+
+
+def test_defaults_as_records_and_their_kinds():
+    """RopeSpec.default_records holds what RopeSpec.defaults says as lines (review item 7); a
+    Default refuses a kind the page's Default refuses too."""
+    cfg = {k: v for k, v in dict(M.PUBLISHED["Gemma 3 4B, global layers"].config).items() if k != "head_dim"}
+    spec = M.rope_spec(cfg, "full_attention")
+    assert ("head_dim", 256) in [(r.field, r.value) for r in spec.default_records]
+    assert spec.defaults == tuple(str(r) for r in spec.default_records)
+    with pytest.raises(ValueError, match="kind must be one of default, unread, fixed, got 'other'"):
+        M.Default("rope_theta", 1.0, "x", kind="other")
+    js = (ROOT / "_ext" / "model_check" / "config.js").read_text(encoding="utf-8")
+    assert f"const KINDS = {json.dumps(list(M.DEFAULT_KINDS))};" in js.replace(", ", ",").replace(",", ", ")

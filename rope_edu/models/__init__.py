@@ -63,6 +63,7 @@ that names the field.
 
 from __future__ import annotations
 
+from .config import DEFAULT_KINDS, Default
 from .family import QK_NORM, Family
 from .layers import LAYER_RULES, NOT_ATTENTION, LayerRule
 from .mirrored import CALLABLES
@@ -81,6 +82,8 @@ __all__ = [
     "PUBLISHED",
     "PUBLISHED_2025",
     "QK_NORM",
+    "DEFAULT_KINDS",
+    "Default",
     "Family",
     "LayerRule",
     "Published",

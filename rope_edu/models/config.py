@@ -21,6 +21,10 @@ import numpy as np
 _HF_THETA = 10000.0
 
 
+#: What a :class:`Default` may record (``config.js``'s ``KINDS``).
+DEFAULT_KINDS = ("default", "unread", "fixed")
+
+
 @dataclass(frozen=True)
 class Default:
     """A value the reader filled in for a field the config leaves out, or a stated value the family's
@@ -47,6 +51,13 @@ class Default:
     source: str
     kind: str = "default"
     rule: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in DEFAULT_KINDS:
+            raise ValueError(f"a Default's kind must be one of {', '.join(DEFAULT_KINDS)}, got {self.kind!r}")
+        for name in ("field", "source", "rule"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"a Default's {name} must be a string, got {getattr(self, name)!r}")
 
     def __str__(self) -> str:
         if self.kind == "unread":

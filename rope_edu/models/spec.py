@@ -20,7 +20,7 @@ from .._checks import as_real_array, check_choice, check_int, finite_float64, fl
 from ..attention import power_scale
 from ..multidim import apply_mrope
 from ..rope import LAYOUTS, apply_rope, layout_permutation
-from .config import _Config, _Rope
+from .config import Default, _Config, _Rope
 from .family import QK_NORM
 from .reader import _read_family
 from .registry import FLAT_WRAPPERS, WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
@@ -100,7 +100,12 @@ class RopeSpec:
     max_positions : int or None
         GPT-J: its cos/sin table covers positions ``0 .. max_positions - 1`` only.
     defaults : tuple of str
-        Fields the configuration left out, filled with the default ``transformers`` documents.
+        Fields the configuration left out, filled with the default ``transformers`` documents (and
+        stated fields the family's code does not read), one line each: ``str`` of the records in
+        ``default_records``.
+    default_records : tuple of Default
+        The same, as records (:class:`~rope_edu.models.config.Default`: ``field``, ``value``,
+        ``source``, ``kind``, ``rule``): read these rather than parse the lines.
     mrope_section, mrope_assignment : tuple of 3 ints or None, str or None
         M-RoPE families (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): pairs given to (time, height, width) and how
         (:data:`rope_edu.multidim.MROPE_ASSIGNMENTS`); :meth:`apply` then takes 3-D positions.
@@ -153,6 +158,7 @@ class RopeSpec:
     query_scale: tuple[float, float] | None = None
     query_power: tuple[float, float] | None = None
     note: str = ""
+    default_records: tuple[Default, ...] = field(default=(), hash=False, compare=False)
 
     @property
     def scaling(self) -> str:
@@ -558,5 +564,6 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         rope_params=spec_params,
         attention_factor=float(attention_factor),
         defaults=tuple(cfg.defaults),
+        default_records=tuple(cfg.records),
         **parts,
     )
