@@ -1,5 +1,7 @@
-// Reading a configuration: rope_edu/models/config.py in JavaScript (the same functions, camelCased; the
-// scaling types' parameter readers keep their Python names, as the registry names them).
+// Reading a configuration: rope_edu/models/config.py (the config wrapper, its Default records) and
+// rope_edu/models/rope_types.py (the rope_types' parameter readers and _read_rope, here readRope) in
+// JavaScript: the same functions, camelCased, but the parameter readers, which keep their Python names
+// (PARAMS: the registry's rope_types name them).
 
 import {
   valueError, typeError, own, given, isMapping, isReal, truthy, typeName, repr, equal, positiveInt,
@@ -229,7 +231,7 @@ function _longrope_params(cfg, block, where, { topLevelOriginal = false } = {}) 
 }
 
 function _ntk_alpha_params(cfg, block, where) {
-  // Hunyuan: "dynamic" with alpha (see rope_edu/models/config.py)
+  // Hunyuan: "dynamic" with alpha (see rope_edu/models/rope_types.py)
   const factor = param(block, "factor", where);
   cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; " +
     "without it transformers fails)");

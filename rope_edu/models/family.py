@@ -1,8 +1,8 @@
 """The :class:`Family` record: what one model family's RoPE code does, as data.
 
 Every row of :data:`rope_edu.models.registry.FAMILIES` is a :class:`Family`. A new family is a new
-row there; a field here only when no existing field (or layer rule of :mod:`.layers`, or scaling
-reader of :mod:`.config`) can say what its code does, and then the page's interpreter
+row there; a field here only when no existing field (or layer rule of :mod:`.layers`, or
+``rope_type`` entry of :mod:`.rope_types`) can say what its code does, and then the page's interpreter
 (``_ext/model_check/``) needs the same rule.
 """
 

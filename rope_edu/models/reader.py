@@ -2,7 +2,8 @@
 
 :func:`_read_family` reads any row of :data:`~rope_edu.models.registry.FAMILIES` that names no
 ``read`` of its own: which layers the selection covers and whether they rotate (:mod:`.layers`),
-their RoPE parameters (:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
+their RoPE parameters (:func:`.rope_types._read_rope`, with the config helpers of
+:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
 what the family's attention adds (the ``extra`` functions below). GPT-J/CodeGen and MiniMind have
 readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter follows this module
 in ``_ext/model_check/reader.js``, function by function, camelCased (``_rope_for`` is ``ropeFor``);

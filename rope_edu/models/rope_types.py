@@ -265,8 +265,9 @@ class RopeType:
     llama_cpp_name: str | None = None
 
 
-#: Every ``rope_type`` :func:`~rope_edu.models.rope_spec` reads: transformers' (``default`` first,
-#: then as its ``ROPE_INIT_FUNCTIONS`` grew), then Gemma 4's ``proportional`` and our ``ntk_alpha``.
+#: Every ``rope_type`` :func:`~rope_edu.models.rope_spec` reads: ``default``, the six of
+#: transformers' ``ROPE_INIT_FUNCTIONS`` (in the order the book meets them: ``llama3`` before
+#: ``longrope``, unlike transformers 5), then ``ntk_alpha``, which only a family's ``retype`` reaches.
 ROPE_TYPES: dict[str, RopeType] = {t.name: t for t in (
     RopeType("default", _default_params, _default_frequencies, METHODS["default"].summary),
     RopeType("linear", _linear_params, _linear_frequencies, METHODS["linear"].summary, llama_cpp_name="linear"),
