@@ -661,6 +661,9 @@ class Method:
         Bibliography key of the method's origin (``book/references.bib``).
     transformers : str or None
         The ``rope_type`` in Hugging Face transformers that computes the same numbers, if any.
+    label : str
+        Its name as the book writes it ("Position Interpolation" for ``"linear"``): figures' legends
+        and drop-downs, and the keys of the cached experiments' results.
     """
 
     name: str
@@ -670,6 +673,7 @@ class Method:
     summary: str = ""
     source: str = ""
     transformers: str | None = None
+    label: str = ""
 
 
 #: The scaling methods the book teaches, by name. They are not the ``rope_type`` registry
@@ -681,22 +685,22 @@ class Method:
 METHODS: dict[str, Method] = {
     "default": Method(
         "default", _default, (), {},
-        "plain RoPE: theta_i = base**(-2i/d)", "su2021roformer", "default",
+        "plain RoPE: theta_i = base**(-2i/d)", "su2021roformer", "default", label="plain RoPE",
     ),
     "linear": Method(
         "linear", _linear, ("factor",), {},
         "Position Interpolation: every theta_i divided by factor (positions m -> m/factor)",
-        "chen2023extending", "linear",
+        "chen2023extending", "linear", label="Position Interpolation",
     ),
     "ntk": Method(
         "ntk", _ntk, ("factor",), {},
         "NTK-aware: base -> base * factor**(d/(d-2)); theta_0 kept, slowest pair divided by factor",
-        "bloc97_2023ntk", None,
+        "bloc97_2023ntk", None, label="NTK-aware",
     ),
     "dynamic": Method(
         "dynamic", _dynamic, ("factor", "original_max_position_embeddings", "seq_len"), {},
         "dynamic NTK: the NTK-aware base change with a scale computed from the current length seq_len",
-        "emozilla2023dynamic", "dynamic",
+        "emozilla2023dynamic", "dynamic", label="dynamic NTK",
     ),
     "yarn": Method(
         "yarn", _yarn, ("factor", "original_max_position_embeddings"),
@@ -704,14 +708,14 @@ METHODS: dict[str, Method] = {
          "mscale_all_dim": None, "truncate": True},
         "YaRN: keep pairs turning > beta_fast times over L, divide those turning < beta_slow times "
         "by factor, ramp in between; scale cos and sin by 0.1 ln(factor) + 1",
-        "peng2023yarn", "yarn",
+        "peng2023yarn", "yarn", label="YaRN",
     ),
     "llama3": Method(
         "llama3", _llama3,
         ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"), {},
         "Llama 3.1: keep wavelengths < L/high_freq_factor, divide those > L/low_freq_factor by "
         "factor, ramp linear in turns in between; no attention scale",
-        "meta2024llamamodels", "llama3",
+        "meta2024llamamodels", "llama3", label="Llama 3.1",
     ),
     "longrope": Method(
         "longrope", _longrope,
@@ -719,7 +723,7 @@ METHODS: dict[str, Method] = {
         {"attention_factor": None, "seq_len": None},
         "LongRoPE: theta_i divided by a searched per-pair factor, short_factor while seq_len <= L and "
         "long_factor past it; scale cos and sin by sqrt(1 + ln(factor) / ln(L))",
-        "ding2024longrope", "longrope",
+        "ding2024longrope", "longrope", label="LongRoPE",
     ),
 }
 

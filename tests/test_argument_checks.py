@@ -62,3 +62,15 @@ def test_yarn_correction_index_is_where_a_pair_makes_that_many_turns():
         yarn_correction_index(0.0, 64, 10000.0, 4096)
     with pytest.raises(ValueError, match="length"):
         yarn_correction_index(1.0, 64, 10000.0, 0)
+
+
+def test_method_labels_are_written_once():
+    """Method.label (review item 4): the figures' names and the cached runs' keys come from it."""
+    from rope_edu.scaling import METHODS
+    from rope_edu.widgets import context_extension, trained_context
+
+    assert all(m.label for m in METHODS.values())
+    assert context_extension.LABELS == {name: METHODS[name].label for name in context_extension.METHOD_PARAMS}
+    assert [label for _, label in trained_context.METHODS] == [
+        METHODS[n].label for n in ("default", "linear", "ntk", "dynamic", "yarn", "llama3")]
+    assert trained_context.METHODS[1] == ("pi", "Position Interpolation")   # the cached JSON's keys
