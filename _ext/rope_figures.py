@@ -34,7 +34,7 @@ def _add_assets(app: Sphinx) -> None:
 def _write_assets(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    from rope_edu.widgets._core import JS_DIR, static_modules
+    from rope_edu.widgets import JS_DIR, static_modules
 
     out = Path(app.outdir) / "_static" / FOLDER
     out.mkdir(parents=True, exist_ok=True)
