@@ -1112,7 +1112,7 @@ def test_families_are_data():
 def test_layer_rules_are_one_tagged_value_per_family():
     """Which layers rotate: one ``layers`` value per family, a tag of LAYER_RULES and its arguments, refused
     when the tag is unknown (the reader names the tags it knows)."""
-    from rope_edu.models.config import _Config
+    from rope_edu.models.config import ConfigReader
     from rope_edu.models.layers import LAYER_RULES, _rule
     from rope_edu.models.reader import _read_family
 
@@ -1129,7 +1129,7 @@ def test_layer_rules_are_one_tagged_value_per_family():
     assert used["forced"] == ["cohere2_moe"]
     bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
     with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
-        _read_family(bad, _Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+        _read_family(bad, ConfigReader({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
                      None, None)
 
 
@@ -1236,12 +1236,12 @@ def test_mrope_text_positions_per_batch_row():
 
 
 def test_defaults_are_records_shown_as_sentences():
-    """_Config records what it fills in as Default records (field, value, source); RopeSpec.defaults shows
+    """ConfigReader records what it fills in as Default records (field, value, source); RopeSpec.defaults shows
     them as sentences; a field read again elsewhere is forgotten by name, and a derived config records
     into the same list."""
-    from rope_edu.models.config import Default, _Config
+    from rope_edu.models.config import Default, ConfigReader
 
-    cfg = _Config({"model_type": "llama"}, "llama")
+    cfg = ConfigReader({"model_type": "llama"}, "llama")
     assert cfg.default("rope_theta", 10000.0, "transformers' default_theta") == 10000.0
     cfg.record("rope_scaling.factor", 32.0, "transformers' LongRoPE rule",
                rule="max_position_embeddings / original_max_position_embeddings")

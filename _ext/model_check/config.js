@@ -1,5 +1,5 @@
 // Reading a configuration: rope_edu/models/config.py (the config wrapper, its Default records) and
-// rope_edu/models/rope_types.py (the rope_types' parameter readers and _read_rope, here readRope) in
+// rope_edu/models/rope_types.py (the rope_types' parameter readers and read_rope, here readRope) in
 // JavaScript: the same functions, camelCased, but the parameter readers, which keep their Python names
 // (PARAMS: the registry's rope_types name them).
 
@@ -7,7 +7,7 @@ import {
   valueError, typeError, own, given, isMapping, isReal, truthy, typeName, repr, equal, positiveInt,
 } from "./python.js";
 
-// --- Default, _Config and the field readers --------------------------------------------------
+// --- Default, ConfigReader and the field readers --------------------------------------------------
 
 const KINDS = ["default", "unread", "fixed"];
 

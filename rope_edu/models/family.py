@@ -12,7 +12,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from .config import _HF_THETA, _Config
+from .config import HF_THETA, ConfigReader
 
 #: Where a family normalises queries and keys, relative to the rotation (informational).
 QK_NORM: dict[str, str] = {
@@ -164,7 +164,7 @@ class Family:
     ignored_theta: tuple[str, ...] = ()
     ignored_scaling: tuple[str, ...] = ()
     nested_only: bool = False
-    default_theta: float | Mapping[str, float] = _HF_THETA
+    default_theta: float | Mapping[str, float] = HF_THETA
     head: str = "head_dim"
     head_default: int | None = None
     type_head: Mapping[str, tuple[str, int]] | None = field(default=None, repr=False)
@@ -188,8 +188,8 @@ class Family:
     default_block: Mapping[str, Any] | None = field(default=None, repr=False)
     top_level_original: bool = False
     class_defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    extra: Callable[[_Config, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
-    read: Callable[[_Config, Any, Any], dict[str, Any]] | None = field(default=None, repr=False)
+    extra: Callable[[ConfigReader, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
+    read: Callable[[ConfigReader, Any, Any], dict[str, Any]] | None = field(default=None, repr=False)
 
     # --- deprecated names (they said "RoPE types" of what are layer types, "scalings" of RoPE types)
 

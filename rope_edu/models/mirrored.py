@@ -23,8 +23,8 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from .config import _HF_THETA
-from .layers import _LOCAL_GLOBAL
+from .config import HF_THETA
+from .layers import LOCAL_GLOBAL
 from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
                      _read_gptj, _read_minimind)
 from .registry import FLAT_WRAPPERS, WRAPPERS
@@ -64,6 +64,6 @@ def callable_name(fn: Callable[..., Any], where: str) -> str:
 TABLES: Mapping[str, Any] = MappingProxyType({
     "wrappers": MappingProxyType(WRAPPERS),
     "flat_wrappers": FLAT_WRAPPERS,
-    "local_global": _LOCAL_GLOBAL,
-    "hf_theta": _HF_THETA,
+    "local_global": LOCAL_GLOBAL,
+    "hf_theta": HF_THETA,
 })

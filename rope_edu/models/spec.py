@@ -20,7 +20,7 @@ from .._checks import as_real_array, check_choice, check_int, finite_float64, fl
 from ..attention import power_scale
 from ..multidim import apply_mrope
 from ..rope import LAYOUTS, apply_rope, layout_permutation
-from .config import Default, _Config, _Rope
+from .config import Default, ConfigReader, RopeBlock
 from .family import QK_NORM
 from .reader import _read_family
 from .registry import FLAT_WRAPPERS, WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
@@ -539,9 +539,9 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         raise ValueError(f"unknown model_type {model_type!r}: rope_spec has no data for this family "
                          f"(its layout, rotated dims and layer rules); supported: {supported}")
     family = FAMILIES[MODEL_TYPES[model_type]]
-    cfg = _Config(data, model_type, family)
+    cfg = ConfigReader(data, model_type, family)
     parts = family.read(cfg, layer_type, layer) if family.read else _read_family(family, cfg, layer_type, layer)
-    rope: _Rope = parts.pop("rope")
+    rope: RopeBlock = parts.pop("rope")
     head_dim, rotary_dim = parts["head_dim"], parts["rotary_dim"]
     offset = parts.setdefault("rotary_offset", 0)
     parts.setdefault("output_layout", parts["layout"])
