@@ -16,13 +16,14 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from rope_edu.i18n import is_chinese
 
 #: (hreflang, name shown to readers, folder under the English site)
 EDITIONS = (("en", "English", ""), ("zh-CN", "中文", "zh/"))
 
 
 def _edition(app: Sphinx) -> str:
-    return "zh-CN" if (app.config.language or "en").lower().startswith("zh") else "en"
+    return "zh-CN" if is_chinese(app.config.language) else "en"
 
 
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

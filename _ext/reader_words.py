@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from sphinx.application import Sphinx
+from rope_edu.i18n import is_chinese
 
 #: The proof-like directives (sphinx-proof's ``prf:<type>``) whose labels an edition names.
 PROOF_TYPES = {"theorem", "lemma", "corollary", "proposition", "definition", "remark", "example", "conjecture"}
@@ -26,7 +27,7 @@ class Words:
     def __init__(self, lang: str = "en", names: dict[str, str] | None = None) -> None:
         self.lang = lang
         self.names = dict(names or {})
-        self.chinese = lang.lower().startswith("zh")
+        self.chinese = is_chinese(lang)
         self.stop = "。" if self.chinese else "."
 
     def name(self, english: str) -> str:
@@ -97,7 +98,7 @@ def edition_words(app: Sphinx) -> Words:
     names = {kind.title(): str(proof(kind.title())) for kind in PROOF_TYPES}
     names.update({"Exercise": str(exercise("Exercise")), "Solution to": str(exercise("Solution to"))})
     names.update({kind.title(): str(label) for kind, label in admonitionlabels.items()})
-    if lang.lower().startswith("zh"):
+    if is_chinese(lang):
         names.update(ZH_NAMES)
     return Words(lang, names)
 

@@ -16,12 +16,13 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
+from rope_edu.i18n import is_chinese
 
 FOLDER = "rope_figures"
 
 
 def _chinese(app: Sphinx) -> bool:
-    return (app.config.language or "en").lower().startswith("zh")
+    return is_chinese(app.config.language)
 
 
 def _add_assets(app: Sphinx) -> None:

@@ -29,7 +29,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "set_language", "catalog", "translate", "templates", "message",
+__all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "is_chinese", "set_language", "catalog", "translate", "templates", "message",
            "placeholders", "html_strings", "translate_html", "HOLE", "WORDS", "HAN_RANGE", "CJK_RANGE", "FONT",
            "FONT_FAMILY"]
 
@@ -69,6 +69,14 @@ def _normal(lang: str | None) -> str:
         if code == known.lower() or code == known.split("_")[0].lower():
             return known
     raise ValueError(f"lang must be 'en' or one of {list(LANGUAGES)}, got {lang!r}")
+
+
+def is_chinese(lang: str | None) -> bool:
+    """Whether ``lang`` (a build's ``language``: ``"zh_CN"``, ``"zh-cn"``, ``"zh"``; None or ``""``:
+    English) is Chinese: the one test of the build steps that differ by edition."""
+    if lang is not None and not isinstance(lang, str):
+        raise TypeError(f"lang must be a string such as 'zh_CN' or 'en', or None, got {lang!r}")
+    return lang is not None and lang.strip().replace("-", "_").lower().startswith("zh")
 
 
 def set_language(lang: str | None) -> None:

@@ -74,3 +74,11 @@ def test_method_labels_are_written_once():
     assert [label for _, label in trained_context.METHODS] == [
         METHODS[n].label for n in ("default", "linear", "ntk", "dynamic", "yarn", "llama3")]
     assert trained_context.METHODS[1] == ("pi", "Position Interpolation")   # the cached JSON's keys
+
+
+def test_one_test_of_the_chinese_edition():
+    """i18n.is_chinese: the build steps' one test of the edition (review item 13)."""
+    assert [i18n.is_chinese(x) for x in ("zh_CN", "zh-cn", "ZH", None, "", "en", "en_GB")] == [
+        True, True, True, False, False, False, False]
+    with pytest.raises(TypeError, match="lang must be"):
+        i18n.is_chinese(3)
