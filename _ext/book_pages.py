@@ -43,6 +43,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.builders.html._assets import _JavaScript
+from rope_edu.i18n import is_chinese
 
 FOLDER = "rope_book"
 STATIC = Path(__file__).with_name("book_static")
@@ -172,7 +173,7 @@ _ZH_ATTRIBUTE = re.compile(r'\b(aria-label|title|placeholder|data-bs-title|alt)=
 
 def _fixes(language: str | None) -> list[tuple[re.Pattern, str]]:
     """:data:`_PAGE_FIXES` with the names of the edition in ``language`` ("en", "zh_CN", ...)."""
-    zh = (language or "en").lower().startswith("zh")
+    zh = is_chinese(language)
     labels = _LABELS["zh" if zh else "en"]
     fixes = [(pattern, replacement.format(**labels) if "{" in replacement else replacement)
              for pattern, replacement in _PAGE_FIXES]

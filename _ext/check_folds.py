@@ -25,6 +25,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from rope_edu.i18n import is_chinese
 
 FOLDER = "rope_checks"
 STATIC = Path(__file__).with_name("check_folds")
@@ -43,7 +44,7 @@ class check_item(nodes.General, nodes.Element):
 def group_label(checks: int, outputs: int, plots: int, language: str | None = "en") -> str:
     """The fold's one line: "6 checks and the code of 2 figures in this section" (in Chinese on
     the Chinese edition: "本节 6 项检查和 2 张图的代码")."""
-    if (language or "en").startswith("zh"):
+    if is_chinese(language):
         parts = [f"{checks} 项检查"] if checks else []
         if outputs:
             parts.append(f"{outputs} {'张图' if plots == outputs else '项输出'}的代码")
@@ -83,7 +84,7 @@ def verdict_html(text: str, language: str | None = "en", claims: dict[str, str] 
     through ``claims`` (the outputs catalog: English claim -> translation; a claim it lacks stays
     English, marked so) and what was measured in Chinese."""
     claim, details = split_verdict(text)
-    if not (language or "en").startswith("zh") or claim is None:
+    if not is_chinese(language) or claim is None:
         return escape(text)
     said = (claims or {}).get(claim)
     out = "已检查：" + (escape(said) if said else f'<span lang="en">{escape(claim)}</span>')
@@ -110,7 +111,7 @@ def _claims(app: Sphinx) -> dict[str, str]:
 
 def _visit_item(self, node: check_item) -> None:
     if node["verdicts"]:
-        claims = _claims(self.builder.app) if (self.config.language or "en").startswith("zh") else {}
+        claims = _claims(self.builder.app) if is_chinese(self.config.language) else {}
         lines = "".join(f'<span class="rope-verdict">{verdict_html(v, self.config.language, claims)}</span>'
                         for v in node["verdicts"])
     else:
@@ -149,7 +150,7 @@ LABELS = {
 
 def _label(output: nodes.Element | None, language: str | None = "en") -> tuple[str, bool]:
     """What a folded cell's code makes (for its line in the fold), and whether it is a plot."""
-    zh = (language or "en").startswith("zh")
+    zh = is_chinese(language)
     captioned, figure, table, other = LABELS["zh" if zh else "en"]
     if output is not None:
         for fig in output.findall(nodes.figure):

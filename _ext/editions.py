@@ -4,6 +4,17 @@ The English site is ``_build/html``; the Chinese one, built from the same source
 gettext catalogs in ``locales/zh_CN`` (``scripts/i18n.py``), is ``_build/html/zh``. Each page
 gets, in its static HTML (no JavaScript needed), ``<link rel="alternate" hreflang>`` for both
 editions and a visible link to the other one above its title.
+
+Sphinx internals this module replaces (written against Sphinx 7.4.7, what jupyter-book 1's
+``Sphinx ~= 7.0`` installs here; recheck each on an upgrade):
+
+- ``sphinx.transforms.i18n._NodeUpdater.update_pending_xrefs`` -> :func:`_update_pending_xrefs`
+  (a translated message's cross-references matched with their anchors); skipped where the
+  method does not exist.
+- ``sphinx.search.zh.SearchChinese.init`` and ``.split`` -> wrappers in
+  :func:`_index_terms_inside_terms` (the term table's words indexed inside longer words), and
+  ``SearchChinese.js_splitter_code`` / ``sphinx.search.en.SearchEnglish.js_splitter_code``
+  (the query splitter of each site's ``language_data.js``: :func:`search_code`).
 """
 
 from __future__ import annotations
@@ -16,13 +27,14 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from rope_edu.i18n import is_chinese
 
 #: (hreflang, name shown to readers, folder under the English site)
 EDITIONS = (("en", "English", ""), ("zh-CN", "中文", "zh/"))
 
 
 def _edition(app: Sphinx) -> str:
-    return "zh-CN" if (app.config.language or "en").lower().startswith("zh") else "en"
+    return "zh-CN" if is_chinese(app.config.language) else "en"
 
 
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from rope_edu.i18n import is_chinese
 
 SOURCE = Path(__file__).parent / "model_check"
 FILES = ("python.js", "scaling.js", "config.js", "layers.js", "reader.js", "rope_spec.js", "checks.js", "page.js",
@@ -39,8 +40,7 @@ def _write_assets(app: Sphinx, exception: Exception | None) -> None:
 
 def _translate_form(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
     """The form of the page in the site's language (a Chinese build; English: as written)."""
-    lang = (app.config.language or "en").lower()
-    if app.builder.format != "html" or not lang.startswith("zh") or 'id="model-check"' not in context.get("body", ""):
+    if app.builder.format != "html" or not is_chinese(app.config.language) or 'id="model-check"' not in context.get("body", ""):
         return
     from rope_edu.i18n import translate_html
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from sphinx.application import Sphinx
+from rope_edu.i18n import is_chinese
 
 #: The proof-like directives (sphinx-proof's ``prf:<type>``) whose labels an edition names.
 PROOF_TYPES = {"theorem", "lemma", "corollary", "proposition", "definition", "remark", "example", "conjecture"}
@@ -26,7 +27,7 @@ class Words:
     def __init__(self, lang: str = "en", names: dict[str, str] | None = None) -> None:
         self.lang = lang
         self.names = dict(names or {})
-        self.chinese = lang.lower().startswith("zh")
+        self.chinese = is_chinese(lang)
         self.stop = "。" if self.chinese else "."
 
     def name(self, english: str) -> str:
@@ -70,6 +71,13 @@ class Words:
         return f"{title}：代码" if self.chinese else f"{title}: code"
 
     def picture(self, label: str) -> str:
+        """The picture's text: ``label`` (the figure's ``aria-label`` as the English run wrote it,
+        the executed notebooks being shared by the editions) in this edition's language."""
+        if self.lang == "en" or self.lang.startswith("en_"):
+            return f"<still picture of the figure: {label}>"
+        from rope_edu.i18n import translate
+
+        label = translate(label, self.lang)
         return f"<交互式图的静态图片：{label}>" if self.chinese else f"<still picture of the figure: {label}>"
 
 
@@ -90,7 +98,7 @@ def edition_words(app: Sphinx) -> Words:
     names = {kind.title(): str(proof(kind.title())) for kind in PROOF_TYPES}
     names.update({"Exercise": str(exercise("Exercise")), "Solution to": str(exercise("Solution to"))})
     names.update({kind.title(): str(label) for kind, label in admonitionlabels.items()})
-    if lang.lower().startswith("zh"):
+    if is_chinese(lang):
         names.update(ZH_NAMES)
     return Words(lang, names)
 

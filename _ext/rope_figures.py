@@ -16,12 +16,13 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
+from rope_edu.i18n import is_chinese
 
 FOLDER = "rope_figures"
 
 
 def _chinese(app: Sphinx) -> bool:
-    return (app.config.language or "en").lower().startswith("zh")
+    return is_chinese(app.config.language)
 
 
 def _add_assets(app: Sphinx) -> None:
@@ -34,7 +35,7 @@ def _add_assets(app: Sphinx) -> None:
 def _write_assets(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    from rope_edu.widgets._core import JS_DIR, static_modules
+    from rope_edu.widgets import JS_DIR, static_modules
 
     out = Path(app.outdir) / "_static" / FOLDER
     out.mkdir(parents=True, exist_ok=True)

@@ -184,6 +184,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a Default record
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -351,7 +353,7 @@ def _settings(a: Model, b: Model) -> list[str]:
     if sa.rope_type != sb.rope_type:
         name = lambda s: "'default' (none)" if s == "default" else repr(s)  # noqa: E731
         out.append(f"scaling type: A {name(sa.rope_type)}, B {name(sb.rope_type)}.")
-    pa, pb = dict(sa.scaling_params), dict(sb.scaling_params)
+    pa, pb = dict(sa.rope_params), dict(sb.rope_params)
     labels = {"factor": "factor", "original_max_position_embeddings": "original length (trained context)"}
     for key in ["factor", "original_max_position_embeddings", *sorted((set(pa) | set(pb)) - set(labels))]:
         va, vb = pa.get(key), pb.get(key)

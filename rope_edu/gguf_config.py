@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .models import FAMILIES, MODEL_TYPES
+from .models import FAMILIES, MODEL_TYPES, ROPE_TYPES
 
 __all__ = ["ARCHITECTURES", "GGUF_MAGIC", "GGUFRead", "is_gguf", "read_gguf_config"]
 
@@ -71,8 +71,9 @@ ARCHITECTURES: dict[str, str] = {
     "nemotron": "nemotron",
 }
 
-#: llama.cpp's scaling types (``gguf.RopeScalingType``) -> the rope_type a config.json states.
-_SCALING_TYPES = {"linear": "linear", "yarn": "yarn"}
+#: llama.cpp's scaling types (``gguf.RopeScalingType``) -> the rope_type a config.json states (each
+#: rope_type's ``llama_cpp_name`` in :data:`rope_edu.models.ROPE_TYPES`).
+_SCALING_TYPES = {t.llama_cpp_name: name for name, t in ROPE_TYPES.items() if t.llama_cpp_name}
 
 #: Metadata keys about RoPE that the config has no field for: read, not mapped, and said so.
 _UNMAPPED = ("SCALING_ATTN_FACTOR", "SCALING_YARN_LOG_MUL", "SCALING_YARN_EXT_FACTOR", "SCALING_YARN_ATTN_FACTOR",

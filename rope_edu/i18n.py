@@ -29,7 +29,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "set_language", "catalog", "translate", "templates", "message",
+__all__ = ["LOCALES", "LANG_ENV", "LANGUAGES", "language", "is_chinese", "set_language", "catalog", "translate", "templates", "message",
            "placeholders", "html_strings", "translate_html", "HOLE", "WORDS", "HAN_RANGE", "CJK_RANGE", "FONT",
            "FONT_FAMILY"]
 
@@ -50,6 +50,12 @@ FONT_FAMILY = "RoPE Noto Sans SC"
 _chosen: str | None = None
 
 
+def _check_text(value: object, name: str, expected: str = "a string") -> None:
+    """``TypeError`` naming ``name`` unless ``value`` is a string."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be {expected}, got {value!r} of type {type(value).__name__}")
+
+
 def _normal(lang: str | None) -> str:
     """``"zh-CN"``, ``"zh_cn"``, ``"zh"`` -> ``"zh_CN"``; English (or ``""``/``None``) -> ``"en"``."""
     if lang is None or not str(lang).strip():
@@ -63,6 +69,14 @@ def _normal(lang: str | None) -> str:
         if code == known.lower() or code == known.split("_")[0].lower():
             return known
     raise ValueError(f"lang must be 'en' or one of {list(LANGUAGES)}, got {lang!r}")
+
+
+def is_chinese(lang: str | None) -> bool:
+    """Whether ``lang`` (a build's ``language``: ``"zh_CN"``, ``"zh-cn"``, ``"zh"``; None or ``""``:
+    English) is Chinese: the one test of the build steps that differ by edition."""
+    if lang is not None and not isinstance(lang, str):
+        raise TypeError(f"lang must be a string such as 'zh_CN' or 'en', or None, got {lang!r}")
+    return lang is not None and lang.strip().replace("-", "_").lower().startswith("zh")
 
 
 def set_language(lang: str | None) -> None:
@@ -112,6 +126,7 @@ def templates(lang: str) -> dict[str, str]:
 def message(key: str, *values, lang: str | None = None) -> str:
     """Template ``key`` in ``lang`` (default :func:`language`) with ``{0}``, ``{1}``, ... replaced by
     ``values`` (as ``str``); in English the key itself, filled in."""
+    _check_text(key, "key")
     lang = language() if lang is None else _normal(lang)
     text = templates(lang).get(key, key) if lang != "en" else key
     return HOLE.sub(lambda h: str(values[int(h.group(1))]) if int(h.group(1)) < len(values) else h.group(0), text)
@@ -119,6 +134,7 @@ def message(key: str, *values, lang: str | None = None) -> str:
 
 def placeholders(message: str) -> list[str]:
     """The placeholders of a catalog key or translation, sorted: ``"{1} of {0}"`` -> ``["{0}", "{1}"]``."""
+    _check_text(message, "message")
     return sorted(HOLE.findall(message), key=int)
 
 
@@ -167,6 +183,7 @@ def html_strings(html: str) -> set[str]:
     kept, white space as one space) and its ``aria-label`` values, those with words."""
     from html import unescape
 
+    _check_text(html, "html", "a string of HTML")
     found = set()
     for m in _HTML_WORDS.finditer(html):
         text = " ".join((m.group(3) if m.group(1) else unescape(m.group(6))).split())
@@ -179,6 +196,9 @@ def translate_html(html: str, lang: str) -> str:
     """``html`` with the strings :func:`html_strings` finds in ``lang`` (each element's contents
     and ``aria-label`` as a whole; markup and attributes otherwise as they are)."""
     from html import escape, unescape
+
+    _check_text(html, "html", "a string of HTML")
+    _check_text(lang, "lang", "a language code such as 'zh_CN' or 'en'")
 
     def one(m: re.Match) -> str:
         if m.group(1):

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ._checks import as_real_array, check_base, check_choice, check_dim, check_positions, float_dtype
-from .rope import LAYOUTS, _resolve_inv_freq, layout_permutation, rope_angles
+from .rope import LAYOUTS, resolve_inv_freq, layout_permutation, rope_angles
 
 __all__ = [
     "TABLE_LAYOUTS",
@@ -100,7 +100,7 @@ def freqs_cis(positions: Any, dim: int, *, base: float = 10000.0, inv_freq: Any 
     dim = check_dim(dim)
     pos = np.asarray(positions)
     pos = check_positions(pos, pos.shape)
-    return np.exp(1j * rope_angles(pos, _resolve_inv_freq(dim, base, inv_freq)))
+    return np.exp(1j * rope_angles(pos, resolve_inv_freq(dim, base, inv_freq)))
 
 
 def rope_complex(x: Any, positions: Any, *, base: float = 10000.0, inv_freq: Any = None) -> np.ndarray:
@@ -248,7 +248,7 @@ def cos_sin_table(
     layout = check_choice(layout, TABLE_LAYOUTS, "layout")
     pos = np.asarray(positions)
     pos = check_positions(pos, pos.shape)
-    angles = TABLE_LAYOUTS[layout].spread(rope_angles(pos, _resolve_inv_freq(dim, base, inv_freq)))
+    angles = TABLE_LAYOUTS[layout].spread(rope_angles(pos, resolve_inv_freq(dim, base, inv_freq)))
     return np.cos(angles), np.sin(angles)
 
 
@@ -357,7 +357,7 @@ def dense_rope(
     x, dim = _check_x(x)
     layout = check_choice(layout, LAYOUTS, "layout")
     pos = check_positions(positions, x.shape[:-1])
-    ang = rope_angles(pos, _resolve_inv_freq(dim, base, inv_freq))  # (..., dim/2)
+    ang = rope_angles(pos, resolve_inv_freq(dim, base, inv_freq))  # (..., dim/2)
     cos, sin = np.cos(ang), np.sin(ang)
     a, b = LAYOUTS[layout].pairs(dim)
     mats = np.zeros(pos.shape + (dim, dim))

@@ -25,7 +25,6 @@ import numpy as np
 
 from . import models as M
 from .models import FAMILIES, MODEL_TYPES, RopeSpec, rope_spec
-from .models.registry import _FLAT_WRAPPERS, _WRAPPERS
 
 __all__ = ["MAX_LAYERS", "BF16_ANGLE", "family_of", "layer_count", "ranges", "layer_summary", "layer_plan",
            "contexts", "plain_inv_freq", "pair_table", "pairs_summary", "head_source", "warnings", "default_select",
@@ -110,18 +109,11 @@ def family_of(config: Any) -> tuple[dict[str, Any] | None, Any, M.Family | None]
     """
     if not isinstance(config, Mapping):
         return None, None, None
-    data: dict[str, Any] = dict(config)
+    try:
+        data = M.unwrap(config)
+    except (TypeError, ValueError):  # a wrapper without its language model
+        return dict(config), None, None
     model_type = data.get("model_type")
-    if isinstance(model_type, str) and model_type in _WRAPPERS:
-        key, inner = _WRAPPERS[model_type]
-        sub = data.get(key)
-        if sub is None and model_type in _FLAT_WRAPPERS:
-            sub = {k: v for k, v in data.items() if k != "model_type"}
-        if not isinstance(sub, Mapping):
-            return data, None, None
-        data = dict(sub)
-        data.setdefault("model_type", inner)
-        model_type = data["model_type"]
     row: str | None = MODEL_TYPES.get(model_type) if isinstance(model_type, str) else None
     return data, model_type, FAMILIES[row] if row else None
 
@@ -214,11 +206,13 @@ def contexts(data: Mapping[str, Any], spec: RopeSpec | None, published: Any = No
     if not isinstance(data, Mapping):
         raise TypeError(f"data must be a config dict, got {type(data).__name__}")
     _spec(spec, optional=True)
-    params = dict(spec.scaling_params) if spec is not None else {}
+    params = dict(spec.rope_params) if spec is not None else {}
     mpe = data.get("max_position_embeddings") if _is_int(data.get("max_position_embeddings")) else \
         data.get("n_positions") if _is_int(data.get("n_positions")) else spec.max_positions if spec is not None else None
     original = params.get("original_max_position_embeddings")
-    original = original if _is_int(original) and spec is not None and spec.rope_type != "dynamic" else None
+    # a type that holds the loaded length there (dynamic NTK) says nothing of the trained context
+    original = original if _is_int(original) and spec is not None and \
+        spec.loaded_seq_len != "original_max_position_embeddings" else None
     p_trained = getattr(published, "trained", None)
     p_extended = getattr(published, "extended", None)
     trained = next((x for x in (p_trained, original, mpe) if x is not None), None)
@@ -236,9 +230,9 @@ def plain_inv_freq(spec: RopeSpec) -> np.ndarray:
     """The frequencies ``spec`` would have without its scaling (proportional RoPE: its turning pairs, undivided)."""
     _spec(spec)
     if spec.rotating_pairs is not None:
-        plain = dataclasses.replace(spec, rope_type="proportional", scaling_params={})
+        plain = dataclasses.replace(spec, rope_type="proportional", rope_params={})
     else:
-        plain = dataclasses.replace(spec, rope_type="default", scaling_params={})
+        plain = dataclasses.replace(spec, rope_type="default", rope_params={})
     return plain.inv_freq()
 
 
@@ -446,10 +440,8 @@ def _partial_warning(data: Mapping[str, Any], family: M.Family | None) -> dict[s
 
 
 #: rope_types that transformers gained after its first releases: what a transformers 4 release without it does
-OLDER_TRANSFORMERS = {
-    "llama3": "transformers before 4.43 refuses to load this config (\"rope_scaling must be a dictionary with two "
-              "fields, type and factor\"): upgrade it",
-}
+OLDER_TRANSFORMERS = {name: t.older_transformers for name, t in M.ROPE_TYPES.items() if t.older_transformers}
+
 
 
 def _loader_warning(data: Mapping[str, Any], spec: RopeSpec | None, ctx: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -463,7 +455,7 @@ def _loader_warning(data: Mapping[str, Any], spec: RopeSpec | None, ctx: Mapping
         moved = sum(r["moved"] for r in rows)
         at = grouped(ctx["maximum"]) if spec.depends_on_length and ctx["maximum"] else None
         older = OLDER_TRANSFORMERS.get(spec.rope_type)
-        past = grouped(spec.scaling_params.get("original_max_position_embeddings") or 0)
+        past = grouped(spec.rope_params.get("original_max_position_embeddings") or 0)
         if moved == 0:
             upto = f"up to {at} tokens" if at else "up to the maximum context"
             effect = (f"the scaling moves no pair {upto} (it acts only past {past} tokens), so nothing changes up to "

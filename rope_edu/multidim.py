@@ -43,7 +43,7 @@ from ._checks import (
     float_dtype,
     real_array,
 )
-from .rope import LAYOUTS, _rotate, frequencies
+from .rope import LAYOUTS, rotate_fast, frequencies
 
 __all__ = [
     "AXIAL_SCHEMES",
@@ -159,7 +159,7 @@ def apply_rope_nd(x: Any, positions: Any, freqs: Any, *, layout: str = "interlea
         return np.empty(x.shape, dtype=out_dtype)
     work = np.result_type(out_dtype, np.float32)
     cos, sin = np.cos(angles).astype(work), np.sin(angles).astype(work)  # float64, rounded once
-    return _rotate(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
+    return rotate_fast(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
 
 
 # --- 2-D: axial and mixed frequencies --------------------------------------------------------

@@ -153,6 +153,8 @@ def alt_text(fig) -> str:
     """The alt text a figure carries: the one given to :func:`describe`, else a description made
     from its axes: per panel its title, what it plots (lines, points, an image) against what, the
     axis ranges and the legend's entries."""
+    if not isinstance(fig, mpl.figure.Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {fig!r} of type {type(fig).__name__}")
     given = getattr(fig, "_rope_edu_alt", None)
     if given:
         return given

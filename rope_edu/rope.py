@@ -33,7 +33,9 @@ from ._checks import (
     check_dim,
     check_inv_freq,
     check_positions,
+    finite_float64,
     float_dtype,
+    real_array,
 )
 
 __all__ = [
@@ -80,9 +82,19 @@ def rope_angles(positions: Any, inv_freq: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., dim // 2), float64
+
+    Raises
+    ------
+    TypeError
+        ``positions`` or ``inv_freq`` is not real numbers.
+    ValueError
+        ``inv_freq`` is not one vector, or either holds NaN or infinity.
     """
-    pos = np.asarray(positions, dtype=np.float64)
-    return pos[..., None] * np.asarray(inv_freq, dtype=np.float64)
+    pos = finite_float64(real_array(positions, "positions"), "positions")
+    freq = real_array(inv_freq, "inv_freq", "a real-valued array")
+    if freq.ndim != 1:
+        raise ValueError(f"inv_freq must be a vector of shape (dim // 2,), got shape {freq.shape}")
+    return pos[..., None] * finite_float64(freq, "inv_freq")
 
 
 # --- layouts: which coordinates form pair i -------------------------------------------------
@@ -150,8 +162,8 @@ def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) 
     return out
 
 
-def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
-    """:func:`_rotate_pairs`'s numbers, near memory speed: by the kernels of :mod:`rope_edu.kernels`
+def rotate_fast(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+    """:func:`_rotate_pairs`'s numbers, near memory speed (shared with :mod:`rope_edu.multidim`): by the kernels of :mod:`rope_edu.kernels`
     where they are written for ``x``'s dtype (float32, float64), else by ``_rotate_pairs`` itself."""
     rotate = kernels.rotate if x.dtype in kernels.DTYPES else _rotate_pairs
     return rotate(x, cos, sin, layout)
@@ -166,7 +178,10 @@ def _cos_sin(positions: np.ndarray, inv_freq: np.ndarray, dtype: np.dtype) -> tu
     return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
 
 
-def _resolve_inv_freq(dim: int, base: Any, inv_freq: Any) -> np.ndarray:
+def resolve_inv_freq(dim: int, base: Any, inv_freq: Any) -> np.ndarray:
+    """The frequencies a rotation uses, shape ``(dim // 2,)`` float64: ``inv_freq`` checked, or
+    :func:`frequencies` of ``base`` (checked either way) where it is None. Shared by the package's
+    rotations (:mod:`rope_edu.layouts`); not part of the book's API."""
     base = check_base(base)
     if inv_freq is None:
         return frequencies(dim, base)
@@ -221,13 +236,13 @@ def apply_rope(
     layout = check_choice(layout, LAYOUTS, "layout")
     dim = check_dim(x.shape[-1], "x.shape[-1] (dim)")
     pos = check_positions(positions, x.shape[:-1])
-    freqs = _resolve_inv_freq(dim, base, inv_freq)
+    freqs = resolve_inv_freq(dim, base, inv_freq)
     out_dtype = float_dtype(x.dtype)
     if x.size == 0:
         return np.empty(x.shape, dtype=out_dtype)
     work = np.result_type(out_dtype, np.float32)  # float16 is rotated in float32, then cast back
     cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # _cos_sin's, kept for the next call
-    return _rotate(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
+    return rotate_fast(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
 
 
 def rotation_matrix(
@@ -260,7 +275,7 @@ def rotation_matrix(
     dim = check_dim(dim)
     layout = check_choice(layout, LAYOUTS, "layout")
     pos = check_positions(position, (), name="position")
-    freqs = _resolve_inv_freq(dim, base, inv_freq)
+    freqs = resolve_inv_freq(dim, base, inv_freq)
     ang = float(pos) * freqs
     cos, sin = np.cos(ang), np.sin(ang)
     a, b = LAYOUTS[layout].pairs(dim)

@@ -35,7 +35,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_dim, check_inv_freq, check_real, real_array
+from ._checks import check_base, check_choice, check_dim, check_int, check_inv_freq, check_real, real_array
 from .rope import frequencies
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "ntk_base",
     "dynamic_scale",
     "yarn_ramp",
+    "yarn_correction_index",
     "yarn_ramp_paper",
     "yarn_attention_factor",
     "yarn_softmax_scale",
@@ -290,9 +291,33 @@ def dynamic_scale(factor: float, original_max_position_embeddings: int, seq_len:
     return factor * max(seq_len, length) / length - (factor - 1.0)
 
 
-def _correction_index(turns: float, dim: int, base: float, length: int) -> float:
-    # The (real-valued) pair index i at which the wavelength 2*pi*base**(2i/d) equals length/turns,
-    # i.e. where pair i makes exactly `turns` full turns over the original context.
+def yarn_correction_index(turns: float, dim: int, base: float, length: int) -> float:
+    """The (real-valued) pair index at which a pair makes exactly ``turns`` full turns over
+    ``length`` tokens: where YaRN's ramp starts (``turns = beta_fast``) and ends (``beta_slow``).
+
+    Parameters
+    ----------
+    turns : float
+        Full turns, > 0.
+    dim : int
+        Rotated dims (even).
+    base : float
+        RoPE base, > 1.
+    length : int
+        The original context, >= 1.
+
+    Returns
+    -------
+    float
+        :math:`i` with :math:`2\\pi\\,\\mathrm{base}^{2i/d} = \\mathrm{length}/\\mathrm{turns}`:
+        ``dim * log(length / (2 pi turns)) / (2 log(base))`` (not clipped: it may lie outside the pairs).
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    length = check_int(length, "length", minimum=1)
+    turns = check_real(turns, "turns")
+    if turns <= 0:
+        raise ValueError(f"turns must be > 0, got {turns}")
     return dim * math.log(length / (2.0 * math.pi * turns)) / (2.0 * math.log(base))
 
 
@@ -343,8 +368,8 @@ def yarn_ramp(
     beta_slow = _positive(beta_slow, "beta_slow")
     truncate = _flag(truncate, "truncate")
     _check_yarn_betas(beta_fast, beta_slow, equal=True)
-    start = _correction_index(beta_fast, dim, base, length)  # last pair kept as it is
-    end = _correction_index(beta_slow, dim, base, length)    # first pair fully interpolated
+    start = yarn_correction_index(beta_fast, dim, base, length)  # last pair kept as it is
+    end = yarn_correction_index(beta_slow, dim, base, length)    # first pair fully interpolated
     if truncate:
         start, end = math.floor(start), math.ceil(end)
     start, end = max(start, 0), min(end, dim - 1)
@@ -636,6 +661,9 @@ class Method:
         Bibliography key of the method's origin (``book/references.bib``).
     transformers : str or None
         The ``rope_type`` in Hugging Face transformers that computes the same numbers, if any.
+    label : str
+        Its name as the book writes it ("Position Interpolation" for ``"linear"``): figures' legends
+        and drop-downs, and the keys of the cached experiments' results.
     """
 
     name: str
@@ -645,6 +673,7 @@ class Method:
     summary: str = ""
     source: str = ""
     transformers: str | None = None
+    label: str = ""
 
 
 #: The scaling methods the book teaches, by name. They are not the ``rope_type`` registry
@@ -656,22 +685,22 @@ class Method:
 METHODS: dict[str, Method] = {
     "default": Method(
         "default", _default, (), {},
-        "plain RoPE: theta_i = base**(-2i/d)", "su2021roformer", "default",
+        "plain RoPE: theta_i = base**(-2i/d)", "su2021roformer", "default", label="plain RoPE",
     ),
     "linear": Method(
         "linear", _linear, ("factor",), {},
         "Position Interpolation: every theta_i divided by factor (positions m -> m/factor)",
-        "chen2023extending", "linear",
+        "chen2023extending", "linear", label="Position Interpolation",
     ),
     "ntk": Method(
         "ntk", _ntk, ("factor",), {},
         "NTK-aware: base -> base * factor**(d/(d-2)); theta_0 kept, slowest pair divided by factor",
-        "bloc97_2023ntk", None,
+        "bloc97_2023ntk", None, label="NTK-aware",
     ),
     "dynamic": Method(
         "dynamic", _dynamic, ("factor", "original_max_position_embeddings", "seq_len"), {},
         "dynamic NTK: the NTK-aware base change with a scale computed from the current length seq_len",
-        "emozilla2023dynamic", "dynamic",
+        "emozilla2023dynamic", "dynamic", label="dynamic NTK",
     ),
     "yarn": Method(
         "yarn", _yarn, ("factor", "original_max_position_embeddings"),
@@ -679,14 +708,14 @@ METHODS: dict[str, Method] = {
          "mscale_all_dim": None, "truncate": True},
         "YaRN: keep pairs turning > beta_fast times over L, divide those turning < beta_slow times "
         "by factor, ramp in between; scale cos and sin by 0.1 ln(factor) + 1",
-        "peng2023yarn", "yarn",
+        "peng2023yarn", "yarn", label="YaRN",
     ),
     "llama3": Method(
         "llama3", _llama3,
         ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"), {},
         "Llama 3.1: keep wavelengths < L/high_freq_factor, divide those > L/low_freq_factor by "
         "factor, ramp linear in turns in between; no attention scale",
-        "meta2024llamamodels", "llama3",
+        "meta2024llamamodels", "llama3", label="Llama 3.1",
     ),
     "longrope": Method(
         "longrope", _longrope,
@@ -694,7 +723,7 @@ METHODS: dict[str, Method] = {
         {"attention_factor": None, "seq_len": None},
         "LongRoPE: theta_i divided by a searched per-pair factor, short_factor while seq_len <= L and "
         "long_factor past it; scale cos and sin by sqrt(1 + ln(factor) / ln(L))",
-        "ding2024longrope", "longrope",
+        "ding2024longrope", "longrope", label="LongRoPE",
     ),
 }
 

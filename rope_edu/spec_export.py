@@ -94,7 +94,7 @@ def registry() -> dict[str, Any]:
         :data:`rope_edu.models.layers.LAYER_RULES`; a family's ``layers`` is ``[tag, *arguments]``),
         ``rope_types`` (:data:`rope_edu.models.ROPE_TYPES`: rope_type -> the names of its
         parameter reader and frequency function, ``depends_on_length``, ``retyped_only``,
-        ``summary``), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional
+        ``summary``, ``loaded_seq_len``, ``older_transformers``, ``llama_cpp_name``), ``methods`` (:data:`rope_edu.scaling.METHODS`: required and optional
         parameters) and ``published`` (every row of :data:`rope_edu.models.PUBLISHED` and
         ``PUBLISHED_2025``: config, selection, trained and extended context, whether it is verified).
     """
@@ -123,7 +123,8 @@ def registry() -> dict[str, Any]:
         "rope_types": {name: {"read": callable_name(t.read, f"ROPE_TYPES[{name!r}].read"),
                               "frequencies": callable_name(t.frequencies, f"ROPE_TYPES[{name!r}].frequencies"),
                               "depends_on_length": t.depends_on_length, "retyped_only": t.retyped_only,
-                              "summary": t.summary}
+                              "summary": t.summary, "loaded_seq_len": t.loaded_seq_len,
+                              "older_transformers": t.older_transformers, "llama_cpp_name": t.llama_cpp_name}
                        for name, t in M.ROPE_TYPES.items()},
         "methods": methods,
         "published": published,

@@ -126,7 +126,7 @@ def _check_positions(positions: Any, shape: tuple[int, ...], name: str = "positi
     return positions
 
 
-def _check_inv_freq(inv_freq: Any, dim: int, name: str = "inv_freq") -> torch.Tensor:
+def check_inv_freq_tensor(inv_freq: Any, dim: int, name: str = "inv_freq") -> torch.Tensor:
     """Frequencies as a tensor of shape ``(dim // 2,)`` (finiteness checked on the CPU)."""
     if not isinstance(inv_freq, torch.Tensor):
         return torch.from_numpy(check_inv_freq(inv_freq, dim, name))
@@ -212,12 +212,12 @@ def rope_angles(positions: Any, inv_freq: Any, *, dtype: torch.dtype = torch.flo
     if isinstance(inv_freq, torch.Tensor):
         if inv_freq.ndim != 1:
             raise ValueError(f"inv_freq must have shape (dim // 2,), got shape {tuple(inv_freq.shape)}")
-        freqs = _check_inv_freq(inv_freq, 2 * inv_freq.shape[0])
+        freqs = check_inv_freq_tensor(inv_freq, 2 * inv_freq.shape[0])
     else:
         arr = np.asarray(inv_freq)
         if arr.ndim != 1:
             raise ValueError(f"inv_freq must have shape (dim // 2,), got shape {arr.shape}")
-        freqs = _check_inv_freq(arr, 2 * arr.shape[0])
+        freqs = check_inv_freq_tensor(arr, 2 * arr.shape[0])
     pos_shape = tuple(positions.shape) if isinstance(positions, torch.Tensor) else np.shape(positions)
     pos = _check_positions(positions, tuple(pos_shape))
     device = inv_freq.device if isinstance(inv_freq, torch.Tensor) else pos.device
@@ -343,7 +343,7 @@ def _prepare(x: Any, positions: Any, base: Any, layout: Any, inv_freq: Any, angl
     if inv_freq is None:
         freqs = _cached_frequencies(dim, base, x.device, angle_dtype)
     else:
-        freqs = _check_inv_freq(inv_freq, dim).to(device=x.device, dtype=angle_dtype)
+        freqs = check_inv_freq_tensor(inv_freq, dim).to(device=x.device, dtype=angle_dtype)
     return x, pos, freqs, layout, out_dtype
 
 

@@ -240,7 +240,7 @@ def english_strings() -> dict[str, set[str]]:
     words (``${...}`` as ``{0}``, ``{1}``, ...), and each figure's title, control labels and
     drop-down labels."""
     from rope_edu import widgets
-    from rope_edu.widgets._core import JS_DIR, NOSCRIPT, Figure
+    from rope_edu.widgets import JS_DIR, NOSCRIPT, Figure
 
     out: dict[str, set[str]] = {"widgets/_core.py": {NOSCRIPT}}
     for path in sorted(JS_DIR.glob("*.js")):

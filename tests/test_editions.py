@@ -192,6 +192,19 @@ def test_chinese_labels_of_the_reader_notebooks():
     assert english.solution("1.2") == "Solution to Exercise 1.2"
 
 
+def test_chinese_reader_pictures_have_chinese_labels():
+    """The executed notebooks are the English run's: a Chinese notebook's picture text translates
+    the figure's English label (as the Chinese page's placeholder does), not a copy of it."""
+    from rope_edu.i18n import translate
+    from rope_edu.widgets.clock import DEMO
+
+    chinese = translate(DEMO.title, "zh_CN")
+    assert chinese != DEMO.title
+    words = reader_words.Words("zh_CN")
+    assert words.picture(DEMO.title) == f"<交互式图的静态图片：{chinese}>"
+    assert reader_words.ENGLISH.picture(DEMO.title) == f"<still picture of the figure: {DEMO.title}>"
+
+
 _CJK_RUN = re.compile(f"[{HAN_RANGE}]{{2,}}")
 
 

@@ -49,3 +49,13 @@ def test_the_package_says_it_is_typed():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert (ROOT / "rope_edu" / "py.typed").is_file()
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["rope_edu"]
+
+
+def test_the_readme_installs_this_version():
+    """README.md names the published wheel by its file name, which carries the version: the same
+    as pyproject.toml's (review of issue 43, item 18)."""
+    import re
+
+    stated = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    named = re.findall(r"wheels/rope_edu-([0-9][^-]*)-py3-none-any\.whl", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert named and set(named) == {stated}, (named, stated)

@@ -39,7 +39,7 @@ EXACT = ("family", "model_type", "head_dim", "rotary_dim", "rotary_offset", "lay
          "uses_rope", "qk_norm", "layer_type", "layer", "max_positions", "mrope_section", "mrope_assignment",
          "rotating_pairs", "clockwise", "note", "no_rope_reason", "depends_on_length")
 CLOSE = ("base", "attention_factor", "softmax_scale_factor", "temperature_tuning", "query_scale", "query_power",
-         "scaling_params")
+         "rope_params")
 
 
 def _node() -> str:
@@ -104,7 +104,7 @@ def python_answer(config: dict, select: dict, seq_len: int | None) -> dict:
     except (ValueError, TypeError) as exc:
         return {"error": {"kind": type(exc).__name__, "message": str(exc)}}
     out = {k: getattr(spec, k) for k in EXACT + CLOSE}
-    out["scaling_params"] = dict(spec.scaling_params)
+    out["rope_params"] = dict(spec.rope_params)
     out["mrope_section"] = list(spec.mrope_section) if spec.mrope_section else None
     out["inv_freq"] = spec.inv_freq().tolist() if spec.uses_rope else None
     out["inv_freq_long"] = spec.inv_freq(seq_len).tolist() if spec.uses_rope and seq_len else None
@@ -537,7 +537,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
         if spec.uses_rope:
             # against plain RoPE at the same base (proportional RoPE: its pairs that turn, undivided)
             plain = (M.ROPE_TYPES["proportional"].frequencies(spec.rotary_dim, spec.base, {}, spec.rotating_pairs)[0] if spec.rotating_pairs
-                     else M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}}).inv_freq())
+                     else M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "rope_params": {}}).inv_freq())
             # a length-dependent scaling (LongRoPE, dynamic NTK) is shown at the maximum context, as checks.js's
             # contexts() finds it: the published extension or max_position_embeddings, at least the trained length
             seq_len = None
@@ -545,7 +545,7 @@ def test_page_shows_what_rope_spec_says_for_each_kind_of_rule(mc_page):
                 text = _json(config).get("text_config") or _json(config)
                 mpe = text.get("max_position_embeddings")
                 pub = p if kind == "published" else None
-                trained = (pub and pub.trained) or spec.scaling_params.get("original_max_position_embeddings") or mpe
+                trained = (pub and pub.trained) or spec.rope_params.get("original_max_position_embeddings") or mpe
                 seq_len = max((pub and pub.extended) or mpe or trained, trained)
             moved = int(sum(abs(a / b - 1) > 1e-12 for a, b in zip(spec.inv_freq(seq_len), plain) if b))
             assert shown["moved"] == moved, name
@@ -820,3 +820,53 @@ def test_the_chinese_page_says_everything_in_chinese(tmp_path):
                 "下面这一块保持英文，与 Python 中 rope_edu 的 describe() 输出逐字相同：报告问题时（transformers、推理引擎的 issue）可以原样粘贴。"]
     assert refusals > 30
     assert not english, f"{len(english)} English texts, e.g.:\n" + "\n".join(sorted(english)[:15])
+
+
+def test_rules_of_one_rope_type_are_its_registry_entry():
+    """What is special about one rope_type lives in its ROPE_TYPES entry and the exported registry
+    (review of issue 43, item 2): no name compared against "dynamic" or "llama3" elsewhere."""
+    from rope_edu.gguf_config import _SCALING_TYPES
+    from rope_edu.model_check import OLDER_TRANSFORMERS
+
+    exported = registry()["rope_types"]
+    for name, t in M.ROPE_TYPES.items():
+        assert (exported[name]["loaded_seq_len"], exported[name]["older_transformers"],
+                exported[name]["llama_cpp_name"]) == (t.loaded_seq_len, t.older_transformers, t.llama_cpp_name)
+        assert t.loaded_seq_len is None or t.depends_on_length
+    assert M.ROPE_TYPES["dynamic"].loaded_seq_len == "original_max_position_embeddings"
+    assert set(OLDER_TRANSFORMERS) == {"llama3"}
+    assert _SCALING_TYPES == {"linear": "linear", "yarn": "yarn"}
+    for path in ("rope_edu/models/spec.py", "rope_edu/model_check.py", "_ext/model_check/rope_spec.js",
+                 "_ext/model_check/checks.js"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert '== "dynamic"' not in text and '!= "dynamic"' not in text and '= "dynamic"' not in text, path
+
+
+def test_one_unwrap_for_a_multimodal_config():
+    """rope_spec and the page's family_of read a wrapper's language model through one public
+    models.unwrap (review of issue 43, item 8)."""
+    from rope_edu.model_check import family_of
+
+    inner = {"model_type": "gemma3_text", "hidden_size": 64}
+    assert M.unwrap({"model_type": "gemma3", "text_config": inner}) == inner
+    assert M.unwrap({"model_type": "gemma3", "text_config": {"hidden_size": 64}})["model_type"] == "gemma3_text"
+    assert M.unwrap({"model_type": "qwen2_vl", "hidden_size": 64}) == {"model_type": "qwen2_vl_text", "hidden_size": 64}
+    assert M.unwrap({"model_type": "llama", "x": 1}) == {"model_type": "llama", "x": 1}
+    with pytest.raises(ValueError, match="missing the field 'text_config'"):
+        M.unwrap({"model_type": "gemma3"})
+    assert family_of({"model_type": "gemma3"}) == ({"model_type": "gemma3"}, None, None)
+    data, model_type, row = family_of({"model_type": "gemma3", "text_config": inner})
+    assert (data, model_type, row) == (inner, "gemma3_text", M.FAMILIES[M.MODEL_TYPES["gemma3_text"]])
+
+
+def test_defaults_as_records_and_their_kinds():
+    """RopeSpec.default_records holds what RopeSpec.defaults says as lines (review item 7); a
+    Default refuses a kind the page's Default refuses too."""
+    cfg = {k: v for k, v in dict(M.PUBLISHED["Gemma 3 4B, global layers"].config).items() if k != "head_dim"}
+    spec = M.rope_spec(cfg, "full_attention")
+    assert ("head_dim", 256) in [(r.field, r.value) for r in spec.default_records]
+    assert spec.defaults == tuple(str(r) for r in spec.default_records)
+    with pytest.raises(ValueError, match="kind must be one of default, unread, fixed, got 'other'"):
+        M.Default("rope_theta", 1.0, "x", kind="other")
+    js = (ROOT / "_ext" / "model_check" / "config.js").read_text(encoding="utf-8")
+    assert f"const KINDS = {json.dumps(list(M.DEFAULT_KINDS))};" in js.replace(", ", ",").replace(",", ", ")

@@ -50,7 +50,7 @@ transformers = pytest.importorskip("transformers")
 
 from rope_edu import models as M  # noqa: E402
 from rope_edu.models import rope_spec  # noqa: E402
-from rope_edu.models.registry import _WRAPPERS  # noqa: E402
+from rope_edu.models.registry import WRAPPERS  # noqa: E402
 from rope_edu.models.spec import _REORDER  # noqa: E402
 
 
@@ -668,7 +668,7 @@ def test_left_out_rope_fields_get_the_config_class_defaults(cand):
             got = rope_spec(data, layer=i)
         except ValueError:
             continue
-        assert {**got.__dict__, "defaults": ()} == {**want.__dict__, "defaults": ()}, i
+        assert {**got.__dict__, "defaults": (), "default_records": ()} == {**want.__dict__, "defaults": (), "default_records": ()}, i
 
 
 def test_the_comparison_sees_small_differences():
@@ -687,7 +687,7 @@ def test_the_comparison_sees_small_differences():
     spec = rope_spec(config, layer=0)
     assert compare_layer(spec, moved, still) is None
     wrong = [
-        M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}}),
+        M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "rope_params": {}}),
         M.RopeSpec(**{**spec.__dict__, "base": spec.base * 1.01}),
         M.RopeSpec(**{**spec.__dict__, "layout": "interleaved", "output_layout": "interleaved"}),
     ]
@@ -762,7 +762,7 @@ def test_every_rotary_model_type_is_read_or_refused_with_a_reason():
     vision or audio encoder's) is read by rope_spec or listed in UNSUPPORTED with its reason; this lists any that
     is neither. Packages whose rotary classes all belong to vision/audio encoders, or that define no causal-LM,
     generation or text-model class, are outside rope_spec (encoders, codecs, detectors)."""
-    known = set(M.MODEL_TYPES) | set(_WRAPPERS) | set(M.UNSUPPORTED)
+    known = set(M.MODEL_TYPES) | set(WRAPPERS) | set(M.UNSUPPORTED)
     neither = {name: sorted(types) for name, types, decoder, generative in _rotary_modules()
                if decoder and generative and not types & known}
     assert not neither, f"model types with a rotary embedding that rope_spec neither reads nor refuses with a reason: {neither}"
@@ -948,7 +948,7 @@ def rotary_variant(family: M.Family, mod, cls, base: dict[str, Any], rope0: dict
         if not spec.uses_rope:
             continue
         key = _buffer_key(family, module, spec)
-        same = (key, spec.base, spec.rope_type, repr(sorted(spec.scaling_params.items())), spec.rotary_dim,
+        same = (key, spec.base, spec.rope_type, repr(sorted(spec.rope_params.items())), spec.rotary_dim,
                 spec.rotating_pairs, spec.attention_factor)
         if same in seen:
             continue
@@ -1056,7 +1056,7 @@ def test_the_rotary_comparison_sees_small_differences():
     spec = rope_spec(config, layer=0)
     module = rotary_module(mod, config)
     assert cand and all(compare_rotary(spec, module, p, None) is None for p in (ROTARY_SHORT, ROTARY_LONG))
-    plain = M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "scaling_params": {}})
+    plain = M.RopeSpec(**{**spec.__dict__, "rope_type": "default", "rope_params": {}})
     assert compare_rotary(plain, module, ROTARY_SHORT, None) is None  # inside the trained length they agree
     assert compare_rotary(plain, module, ROTARY_LONG, None)
     for other in (M.RopeSpec(**{**spec.__dict__, "base": spec.base * 1.01}),

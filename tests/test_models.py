@@ -825,7 +825,7 @@ def test_olmo3_yarn_on_full_attention_layers_only_and_what_transformers_drops():
     rope = modeling("olmo3").Olmo3RotaryEmbedding(config)
     sliding, full = rope_spec(config, "sliding_attention"), rope_spec(config, "full_attention")
     assert (sliding.base, sliding.rope_type, full.base, full.rope_type) == (5e5, "default", 1e6, "yarn")
-    assert full.scaling_params["truncate"] is True
+    assert full.rope_params["truncate"] is True
     assert any("truncate = False is not read" in d for d in full.defaults)
     for spec, layer_type in ((sliding, "sliding_attention"), (full, "full_attention")):
         np.testing.assert_allclose(spec.inv_freq(), getattr(rope, f"{layer_type}_inv_freq").double().numpy(), rtol=2e-6)
@@ -971,7 +971,7 @@ def test_unsupported_families_say_why():
 
 def same_rope(a: RopeSpec, b: RopeSpec) -> bool:
     """Equal in everything but the notes on defaults (which name the fields they came from)."""
-    return {**a.__dict__, "defaults": ()} == {**b.__dict__, "defaults": ()}
+    return {**a.__dict__, "defaults": (), "default_records": ()} == {**b.__dict__, "defaults": (), "default_records": ()}
 
 
 QWEN3_V4 = {"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 2, "head_dim": 32,
@@ -1132,7 +1132,7 @@ def test_families_are_data():
 def test_layer_rules_are_one_tagged_value_per_family():
     """Which layers rotate: one ``layers`` value per family, a tag of LAYER_RULES and its arguments, refused
     when the tag is unknown (the reader names the tags it knows)."""
-    from rope_edu.models.config import _Config
+    from rope_edu.models.config import ConfigReader
     from rope_edu.models.layers import LAYER_RULES, _rule
     from rope_edu.models.reader import _read_family
 
@@ -1149,7 +1149,7 @@ def test_layer_rules_are_one_tagged_value_per_family():
     assert used["forced"] == ["cohere2_moe"]
     bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
     with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
-        _read_family(bad, _Config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+        _read_family(bad, ConfigReader({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
                      None, None)
 
 
@@ -1193,7 +1193,7 @@ def test_hunyuan_ntk_alpha(module, config_cls, rotary):
         config = tiny(config_cls, hidden_size=128, num_attention_heads=2, head_dim=64, max_position_embeddings=32,
                       **{key: dict(block)})
         spec = rope_spec(config)
-        assert (spec.rope_type, dict(spec.scaling_params)) == ("ntk_alpha", {"alpha": block["alpha"]})
+        assert (spec.rope_type, dict(spec.rope_params)) == ("ntk_alpha", {"alpha": block["alpha"]})
         assert not spec.depends_on_length and rope_spec(config.to_dict()) == spec
         base = block.get("rope_theta", 10_000.0) * block["alpha"] ** (64 / 62)
         np.testing.assert_allclose(spec.inv_freq(), S.scaled_frequencies("default", 64, base)[0], rtol=1e-12)
@@ -1256,12 +1256,12 @@ def test_mrope_text_positions_per_batch_row():
 
 
 def test_defaults_are_records_shown_as_sentences():
-    """_Config records what it fills in as Default records (field, value, source); RopeSpec.defaults shows
+    """ConfigReader records what it fills in as Default records (field, value, source); RopeSpec.defaults shows
     them as sentences; a field read again elsewhere is forgotten by name, and a derived config records
     into the same list."""
-    from rope_edu.models.config import Default, _Config
+    from rope_edu.models.config import Default, ConfigReader
 
-    cfg = _Config({"model_type": "llama"}, "llama")
+    cfg = ConfigReader({"model_type": "llama"}, "llama")
     assert cfg.default("rope_theta", 10000.0, "transformers' default_theta") == 10000.0
     cfg.record("rope_scaling.factor", 32.0, "transformers' LongRoPE rule",
                rule="max_position_embeddings / original_max_position_embeddings")
@@ -1312,3 +1312,20 @@ def test_rope_spec_scaling_is_the_deprecated_name_of_rope_type():
     assert spec.rope_type == "linear"
     with pytest.warns(DeprecationWarning, match="rope_type"):
         assert spec.scaling == "linear"
+
+
+def test_renamed_family_and_spec_fields_keep_their_old_names():
+    """Family.rope_types held layer types and Family.scalings RoPE types: renamed (review of
+    issue 43, item 1); the old names read the new fields, the Family ones with a warning."""
+    row = M.FAMILIES["cohere2"]
+    assert row.rotating_layer_types == ("sliding_attention",)
+    with pytest.warns(DeprecationWarning, match="rotating_layer_types"):
+        assert row.rope_types == row.rotating_layer_types
+    phimoe = M.FAMILIES["phimoe"]
+    with pytest.warns(DeprecationWarning, match="allowed_rope_types"):
+        assert phimoe.scalings == phimoe.allowed_rope_types == ("default",)
+    with pytest.warns(DeprecationWarning, match="allowed_rope_types_note"):
+        assert phimoe.scalings_note == phimoe.allowed_rope_types_note != ""
+    spec = M.rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                        "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
+    assert spec.scaling_params is spec.rope_params and dict(spec.rope_params) == {"factor": 2.0}

@@ -72,7 +72,7 @@ def test_missing_original_length_is_max_position_embeddings_in_transformers():
     config, inv, _ = _hf(**fields)
     spec, ours, _ = _ours(**fields)
     assert config.rope_parameters["original_max_position_embeddings"] == 131072
-    assert spec.scaling_params["original_max_position_embeddings"] == 131072
+    assert spec.rope_params["original_max_position_embeddings"] == 131072
     np.testing.assert_allclose(ours, inv, rtol=1e-6)
 
 

@@ -72,10 +72,11 @@ export function layerPlan(reg, config) {
 
 /** The training and maximum context of a model: from its published entry, else from its config. */
 export function contexts(data, spec, published = null) {
-  const params = spec?.scaling_params || {};
+  const params = spec?.rope_params || {};
   const mpe = Number.isInteger(data?.max_position_embeddings) ? data.max_position_embeddings
     : Number.isInteger(data?.n_positions) ? data.n_positions : spec?.max_positions ?? null;
-  const original = Number.isInteger(params.original_max_position_embeddings) && spec.rope_type !== "dynamic"
+  // a rope_type that holds the loaded length there (dynamic NTK) says nothing of the trained context
+  const original = Number.isInteger(params.original_max_position_embeddings) && spec.loaded_seq_len !== "original_max_position_embeddings"
     ? params.original_max_position_embeddings : null;
   const trained = published?.trained ?? original ?? mpe;
   const maximum = published?.extended ?? mpe ?? trained;
@@ -243,13 +244,7 @@ function partialWarning(data, family) {
   return null;
 }
 
-// rope_types that transformers gained after its first releases: what a transformers 4 release without it does
-const OLDER_TRANSFORMERS = {
-  llama3: "transformers before 4.43 refuses to load this config (\"rope_scaling must be a dictionary with two fields, " +
-    "type and factor\"): upgrade it",
-};
-
-function loaderWarning(data, spec, ctx) {
+function loaderWarning(reg, data, spec, ctx) {
   if (!spec || !spec.uses_rope) return null;
   const parts = [];
   const params = blockOf(data.rope_parameters);
@@ -259,8 +254,9 @@ function loaderWarning(data, spec, ctx) {
   if (spec.rope_type !== "default") {
     // each sentence one string with its values, as the page shows it through the catalog
     const at = spec.depends_on_length && ctx.maximum ? ctx.maximum.toLocaleString("en-US") : null;
-    const older = OLDER_TRANSFORMERS[spec.rope_type];
-    const past = (spec.scaling_params.original_max_position_embeddings ?? 0).toLocaleString("en-US");
+    // what a transformers 4 release from before this rope_type existed does (its registry entry)
+    const older = reg.rope_types[spec.rope_type].older_transformers;
+    const past = (spec.rope_params.original_max_position_embeddings ?? 0).toLocaleString("en-US");
     const effect = moved === 0
       ? (at ? `the scaling moves no pair up to ${at} tokens (it acts only past ${past} tokens), so nothing changes up to ` +
           "there; past it plain RoPE extrapolates"
@@ -313,5 +309,5 @@ export function warnings(reg, config, spec, published = null) {
   if (!data) return [];
   const ctx = contexts(data, spec, published);
   return [schemasWarning(data, spec), headWarning(reg, config, data, family, spec), partialWarning(data, family),
-    loaderWarning(data, spec, ctx), bf16Warning(spec, ctx)].filter(Boolean).map((w) => ({ ...w, parts: w.parts || [w.text] }));
+    loaderWarning(reg, data, spec, ctx), bf16Warning(spec, ctx)].filter(Boolean).map((w) => ({ ...w, parts: w.parts || [w.text] }));
 }

@@ -1,11 +1,13 @@
-// Reading a configuration: rope_edu/models/config.py in JavaScript (the same functions, camelCased; the
-// scaling types' parameter readers keep their Python names, as the registry names them).
+// Reading a configuration: rope_edu/models/config.py (the config wrapper, its Default records) and
+// rope_edu/models/rope_types.py (the rope_types' parameter readers and read_rope, here readRope) in
+// JavaScript: the same functions, camelCased, but the parameter readers, which keep their Python names
+// (PARAMS: the registry's rope_types name them).
 
 import {
   valueError, typeError, own, given, isMapping, isReal, truthy, typeName, repr, equal, positiveInt,
 } from "./python.js";
 
-// --- Default, _Config and the field readers --------------------------------------------------
+// --- Default, ConfigReader and the field readers --------------------------------------------------
 
 const KINDS = ["default", "unread", "fixed"];
 
@@ -143,8 +145,8 @@ export function param(block, name, where) {
   return value;
 }
 
-function originalLength(cfg, block, where, topLevelFirst = false) {
-  if (topLevelFirst && cfg.has("original_max_position_embeddings")) return cfg.get("original_max_position_embeddings");
+function originalLength(cfg, block, where, topLevelOriginal = false) {
+  if (topLevelOriginal && cfg.has("original_max_position_embeddings")) return cfg.get("original_max_position_embeddings");
   if (given(own(block, "original_max_position_embeddings"))) return block.original_max_position_embeddings;
   const value = cfg.require("max_position_embeddings", ` (needed because ${where} does not state ` +
     "original_max_position_embeddings)");
@@ -204,8 +206,8 @@ function _llama3_params(cfg, block, where) {
   };
 }
 
-function _longrope_params(cfg, block, where, { topLevelFirst = false } = {}) {
-  const original = originalLength(cfg, block, where, topLevelFirst);
+function _longrope_params(cfg, block, where, { topLevelOriginal = false } = {}) {
+  const original = originalLength(cfg, block, where, topLevelOriginal);
   const asList = (v, name) => {
     if (!Array.isArray(v)) throw typeError(`${name} must be a sequence of positive real numbers (one per rotated pair), got ${repr(v)}`);
     return v;
@@ -229,7 +231,7 @@ function _longrope_params(cfg, block, where, { topLevelFirst = false } = {}) {
 }
 
 function _ntk_alpha_params(cfg, block, where) {
-  // Hunyuan: "dynamic" with alpha (see rope_edu/models/config.py)
+  // Hunyuan: "dynamic" with alpha (see rope_edu/models/rope_types.py)
   const factor = param(block, "factor", where);
   cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; " +
     "without it transformers fails)");
@@ -269,7 +271,7 @@ export function readRope(reg, cfg, { thetaKeys = ["rope_theta"], defaultTheta = 
   if (!Object.prototype.hasOwnProperty.call(PARAMS, reader)) {
     throw new Error(`the registry names a parameter reader ${reader} that this interpreter does not implement`);
   }
-  const params = PARAMS[reader](cfg, block, where, { topLevelFirst: topLevelOriginal, nested });
+  const params = PARAMS[reader](cfg, block, where, { topLevelOriginal, nested });
   return { base: b, rope_type: ropeType, params, where, block: { ...block } };
 }
 

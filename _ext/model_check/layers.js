@@ -166,7 +166,7 @@ export function typeNames(family) {
 export function knownTypes(reg, family) {
   const [r] = naming(family);
   let known = [];
-  if ((r && r.localGlobal) || family.local_theta || family.flat_types || family.rope_types) known = [...(family.rope_types || []), ...reg.local_global];
+  if ((r && r.localGlobal) || family.local_theta || family.flat_types || family.rotating_layer_types) known = [...(family.rotating_layer_types || []), ...reg.local_global];
   return [...known, ...typeNames(family)];
 }
 
@@ -193,8 +193,8 @@ export function noRopeReason(family, cfg, state, index, layerType, layers = unde
     if (why !== null) return why || null;  // "": the rule makes this layer rotate
   }
   const typed = r && r.typed ? r.typed(cfg, ...args) : true;
-  if (family.rope_types && typed && given(layerType) && !family.rope_types.includes(layerType)) {
-    return `${family.label} applies RoPE only in ${family.rope_types.map(repr).join(", ")} layers`;
+  if (family.rotating_layer_types && typed && given(layerType) && !family.rotating_layer_types.includes(layerType)) {
+    return `${family.label} applies RoPE only in ${family.rotating_layer_types.map(repr).join(", ")} layers`;
   }
   return null;
 }

@@ -96,7 +96,7 @@ function layerOptions(config, plan) {
   } catch (err) {
     if (!(err instanceof SpecError) || !/layer_type is required/.test(err.message)) return [];
     const { family } = familyOf(registry, config);
-    const types = [...new Set([...(family.rope_types || []), ...registry.local_global])];
+    const types = [...new Set([...(family.rotating_layer_types || []), ...registry.local_global])];
     return types.map((t) => ({ value: `type:${t}`, label: t, type: t }));
   }
 }

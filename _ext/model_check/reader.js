@@ -16,7 +16,7 @@ function thetaDefault(family, layerType) {
 
 function nestedKeys(reg, family, block, types) {
   if (!isMapping(block)) return [];
-  const labels = new Set([...(types || []), ...reg.local_global, ...(family.rope_types || []),
+  const labels = new Set([...(types || []), ...reg.local_global, ...(family.rotating_layer_types || []),
     ...Object.values(family.rope_keys || {}), ...typeNames(family)]);
   return Object.keys(block).filter((k) => labels.has(k) && (block[k] === null || isMapping(block[k])));
 }
@@ -67,8 +67,8 @@ function droppedTheta(family, cfg, block, where, key) {
 }
 
 function ropeFor(reg, family, cfg, key, nested) {
-  const common = { rename: family.rename, allowed: family.scalings, topLevelOriginal: family.top_level_original,
-    retype: family.retype, note: family.scalings_note };
+  const common = { rename: family.rename, allowed: family.allowed_rope_types, topLevelOriginal: family.top_level_original,
+    retype: family.retype, note: family.allowed_rope_types_note };
   const source = `${family.label} config default_theta`;
   const keptKeys = () => family.theta_keys.filter((k) => !family.ignored_theta.includes(k));
   if (key === UNSCALED) {
@@ -227,7 +227,7 @@ export function readFamily(reg, family, cfg, layerType, layer) {
   else chosen = [[null, layerType]];
   const kinds = new Map();
   for (const [i, t] of chosen) {
-    if ((perType || family.rope_types) && t === null) {
+    if ((perType || family.rotating_layer_types) && t === null) {
       throw valueError(`layer_type is required for ${family.label}: its layer types use different RoPE settings and this ` +
         `config lists no layer_types; pass layer_type=... (${(nested.length ? nested : reg.local_global).map(repr).join(", ")}) ` +
         "or layer=index");

@@ -81,11 +81,12 @@ export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
   parts.output_layout = parts.output_layout ?? parts.layout;
   for (const name of ["layout", "output_layout"]) checkChoice(parts[name], ["interleaved", "half"], name);
   if (r <= 0 || r % 2 || parts.rotary_offset + r > dim) throw valueError(`rotated dims ${r} at offset ${parts.rotary_offset} do not fit a head of ${dim}`);
-  const extra = rope.rope_type === "dynamic" ? { seq_len: rope.params.original_max_position_embeddings } : {};
+  const loaded = reg.rope_types[rope.rope_type].loaded_seq_len;
+  const extra = loaded !== null ? { seq_len: rope.params[loaded] } : {};
   const [, attentionFactor] = frequencies(reg, rope.rope_type, r, rope.base, { ...rope.params, ...extra }, parts.rotating_pairs);
   return makeSpec(reg, {
     family: family.key, model_type: modelType, head_dim: dim, rotary_dim: r, rotary_offset: parts.rotary_offset,
-    layout: parts.layout, output_layout: parts.output_layout, base: rope.base, rope_type: rope.rope_type, scaling_params: { ...rope.params },
+    layout: parts.layout, output_layout: parts.output_layout, base: rope.base, rope_type: rope.rope_type, rope_params: { ...rope.params },
     attention_factor: attentionFactor, softmax_scale_factor: parts.softmax_scale_factor ?? 1, uses_rope: parts.uses_rope ?? true,
     qk_norm: parts.qk_norm ?? "none", layer_type: parts.layer_type ?? null, layer: parts.layer ?? null,
     temperature_tuning: parts.temperature_tuning ?? null, max_positions: parts.max_positions ?? null, defaults: [...cfg.defaults],
@@ -98,13 +99,14 @@ export function ropeSpec(reg, config, { layerType = null, layer = null } = {}) {
 function makeSpec(reg, fields) {
   const spec = { ...fields };
   spec.depends_on_length = reg.rope_types[spec.rope_type].depends_on_length;
+  spec.loaded_seq_len = reg.rope_types[spec.rope_type].loaded_seq_len;
   /** Frequencies of the rotary_dim / 2 pairs (RopeSpec.inv_freq). */
   spec.inv_freq = (seqLen = null) => {
     if (!spec.uses_rope) throw valueError(`this layer uses no RoPE (uses_rope is False: a NoPE layer of ${repr(spec.family)}); it has no frequencies`);
-    const params = { ...spec.scaling_params };
+    const params = { ...spec.rope_params };
     if (spec.depends_on_length) {
       if (seqLen !== null) checkInt(seqLen, "seq_len", 1);
-      else if (spec.rope_type === "dynamic") seqLen = params.original_max_position_embeddings;
+      else if (spec.loaded_seq_len !== null) seqLen = params[spec.loaded_seq_len];
       params.seq_len = seqLen;
     }
     return frequencies(reg, spec.rope_type, spec.rotary_dim, spec.base, params, spec.rotating_pairs)[0];
@@ -164,7 +166,7 @@ function describe(reg, s) {
     }
     if (s.output_layout !== s.layout) lines.push(`  writes the rotated pairs back in ${repr(s.output_layout)} order (queries and keys alike)`);
     if (r < s.head_dim) lines.push(`  ${s.head_dim - r} coordinates pass through without position`);
-    const params = Object.entries(s.scaling_params).map(([k, v]) => `${k}=${short(v)}`).join(", ");
+    const params = Object.entries(s.rope_params).map(([k, v]) => `${k}=${short(v)}`).join(", ");
     lines.push(`  base ${grouped(s.base)}; scaling ${repr(s.rope_type)}` + (params ? `: ${params}` : ""));
     const wl = s.wavelengths().filter(Number.isFinite);
     lines.push(`  wavelengths ${fmtG(Math.min(...wl), 3)} .. ${fmtG(Math.max(...wl), 3)} positions` +

@@ -63,13 +63,14 @@ that names the field.
 
 from __future__ import annotations
 
+from .config import DEFAULT_KINDS, Default
 from .family import QK_NORM, Family
 from .layers import LAYER_RULES, NOT_ATTENTION, LayerRule
 from .mirrored import CALLABLES
 from .published import PUBLISHED, PUBLISHED_2025, Published
 from .registry import FAMILIES, MODEL_TYPES, UNSUPPORTED
 from .rope_types import ROPE_TYPES, RopeType
-from .spec import RopeSpec, rope_spec
+from .spec import RopeSpec, rope_spec, unwrap
 
 __all__ = [
     "CALLABLES",
@@ -81,6 +82,8 @@ __all__ = [
     "PUBLISHED",
     "PUBLISHED_2025",
     "QK_NORM",
+    "DEFAULT_KINDS",
+    "Default",
     "Family",
     "LayerRule",
     "Published",
@@ -88,4 +91,5 @@ __all__ = [
     "RopeSpec",
     "RopeType",
     "rope_spec",
+    "unwrap",
 ]

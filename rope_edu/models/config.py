@@ -1,7 +1,7 @@
 """Reading a configuration: the fields a family's RoPE reads, with errors that name the field.
 
-:class:`_Config` wraps a config dict and records every default it uses (and, through
-:meth:`_Config.class_default`, reads the family row's ``class_defaults``); :func:`_rope_block` finds
+:class:`ConfigReader` wraps a config dict and records every default it uses (and, through
+:meth:`ConfigReader.class_default`, reads the family row's ``class_defaults``); :func:`rope_block` finds
 the RoPE block and :func:`_theta` the base; :func:`_fraction` and :func:`_rotated` read how much of a
 head rotates. The parameters of each ``rope_type`` are read by its entry of
 :data:`~rope_edu.models.rope_types.ROPE_TYPES`. No family is named here: :mod:`.reader` passes each
@@ -18,7 +18,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 #: The ``transformers`` RotaryEmbeddingConfigMixin default for ``rope_theta`` (``default_theta``).
-_HF_THETA = 10000.0
+HF_THETA = 10000.0
+
+
+#: What a :class:`Default` may record (``config.js``'s ``KINDS``).
+DEFAULT_KINDS = ("default", "unread", "fixed")
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,13 @@ class Default:
     kind: str = "default"
     rule: str = ""
 
+    def __post_init__(self) -> None:
+        if self.kind not in DEFAULT_KINDS:
+            raise ValueError(f"a Default's kind must be one of {', '.join(DEFAULT_KINDS)}, got {self.kind!r}")
+        for name in ("field", "source", "rule"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"a Default's {name} must be a string, got {getattr(self, name)!r}")
+
     def __str__(self) -> str:
         if self.kind == "unread":
             return f"{self.field} = {self.value!r} {self.source}"
@@ -57,7 +68,7 @@ class Default:
         return f"{self.field} = {rule}{self.value!r} ({self.source}; the config does not state it)"
 
 
-class _Config:
+class ConfigReader:
     """A configuration as a dict: errors name the field, used defaults are recorded (:class:`Default`)."""
 
     def __init__(self, data: Mapping[str, Any], model_type: str, family: Any = None,
@@ -80,9 +91,9 @@ class _Config:
         """Drop the records of ``field`` (a value read again from another field)."""
         self.records[:] = [r for r in self.records if r.field != field]
 
-    def derive(self, data: Mapping[str, Any]) -> _Config:
+    def derive(self, data: Mapping[str, Any]) -> ConfigReader:
         """The same config with ``data`` instead (per-layer overrides), recording into the same records."""
-        return _Config(data, self.model_type, self.family, self.records)
+        return ConfigReader(data, self.model_type, self.family, self.records)
 
     def has(self, name: str) -> bool:
         return self.data.get(name) is not None
@@ -107,10 +118,10 @@ class _Config:
         return self.default(name, self.family.class_defaults[name], f"{self.family.label} config class default")
 
     def size(self, name: str) -> int:
-        return _positive_int(self.require(name), name)
+        return positive_int(self.require(name), name)
 
 
-def _positive_int(value: Any, name: str) -> int:
+def positive_int(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a positive integer, got {value!r} of type {type(value).__name__}")
     if int(value) <= 0:
@@ -118,14 +129,14 @@ def _positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
-def _head_dim(cfg: _Config, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
+def _head_dim(cfg: ConfigReader, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
     """``head_dim`` when the config states it, else ``hidden_size // num_attention_heads``."""
     if cfg.has("head_dim"):
-        return _positive_int(cfg.data["head_dim"], "head_dim")
+        return positive_int(cfg.data["head_dim"], "head_dim")
     return _split_heads(cfg, hidden, heads)
 
 
-def _split_heads(cfg: _Config, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
+def _split_heads(cfg: ConfigReader, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
     size, n = cfg.size(hidden), cfg.size(heads)
     if size % n:
         raise ValueError(f"{hidden} = {size} is not a multiple of {heads} = {n}")
@@ -133,7 +144,7 @@ def _split_heads(cfg: _Config, hidden: str = "hidden_size", heads: str = "num_at
 
 
 @dataclass
-class _Rope:
+class RopeBlock:
     """The RoPE parameters of one layer type: base, ``rope_type`` (a key of
     :data:`~rope_edu.models.rope_types.ROPE_TYPES`), its parameters, field names."""
 
@@ -144,7 +155,7 @@ class _Rope:
     block: dict[str, Any]
 
 
-def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> tuple[dict[str, Any], str]:
+def rope_block(cfg: ConfigReader, ignored: Sequence[str] = (), label: str = "") -> tuple[dict[str, Any], str]:
     """The RoPE parameter dict: v5 ``rope_parameters`` or v4 ``rope_scaling``; with both (and no conflict), ``rope_scaling``
     alone, as transformers 5 reads it (what only ``rope_parameters`` states is recorded as not read). A field in
     ``ignored`` (a family's :attr:`Family.ignored_scaling`) is not read, and a note says so."""
@@ -186,7 +197,7 @@ def _rope_block(cfg: _Config, ignored: Sequence[str] = (), label: str = "") -> t
     return blocks[0][1], blocks[0][0]
 
 
-def _theta(cfg: _Config, block: Mapping[str, Any], where: str, keys: Sequence[str],
+def _theta(cfg: ConfigReader, block: Mapping[str, Any], where: str, keys: Sequence[str],
            default: float | None, source: str) -> float:
     """``rope_theta`` from the RoPE block or the top level (under any of ``keys``), or a documented default."""
     values = [(f"{where}.rope_theta", block.get("rope_theta"))] + [(k, cfg.data.get(k)) for k in keys]
@@ -219,9 +230,9 @@ def _param(block: Mapping[str, Any], name: str, where: str) -> Any:
     return value
 
 
-def _original_length(cfg: _Config, block: Mapping[str, Any], where: str, *, top_level_first: bool = False) -> Any:
+def original_length(cfg: ConfigReader, block: Mapping[str, Any], where: str, *, top_level_original: bool = False) -> Any:
     """``original_max_position_embeddings`` as transformers' ``standardize_rope_params`` finds it."""
-    if top_level_first and cfg.has("original_max_position_embeddings"):
+    if top_level_original and cfg.has("original_max_position_embeddings"):
         # Phi-3 keeps the pretraining length at the top level, and transformers gives it priority.
         return cfg.data["original_max_position_embeddings"]
     if block.get("original_max_position_embeddings") is not None:
@@ -234,7 +245,7 @@ def _original_length(cfg: _Config, block: Mapping[str, Any], where: str, *, top_
     return value
 
 
-def _fraction(cfg: _Config, rope: _Rope, names: Sequence[str], default: float | None, source: str) -> tuple[float, str]:
+def _fraction(cfg: ConfigReader, rope: RopeBlock, names: Sequence[str], default: float | None, source: str) -> tuple[float, str]:
     """The rotated fraction of a head and the field it was read from (stated twice: they must agree)."""
     stated = []
     for name in names:
@@ -268,7 +279,7 @@ def _rotated(head_dim: int, fraction: float, label: str) -> int:
     return dims
 
 
-def _no_partial(cfg: _Config, rope: _Rope) -> None:
+def no_partial(cfg: ConfigReader, rope: RopeBlock) -> None:
     """Families whose code rotates the whole head: a stated partial_rotary_factor != 1 is an error."""
     for value, label in ((rope.block.get("partial_rotary_factor"), f"{rope.where}.partial_rotary_factor"),
                          (cfg.data.get("partial_rotary_factor"), "partial_rotary_factor")):

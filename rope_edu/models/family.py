@@ -1,17 +1,18 @@
 """The :class:`Family` record: what one model family's RoPE code does, as data.
 
 Every row of :data:`rope_edu.models.registry.FAMILIES` is a :class:`Family`. A new family is a new
-row there; a field here only when no existing field (or layer rule of :mod:`.layers`, or scaling
-reader of :mod:`.config`) can say what its code does, and then the page's interpreter
+row there; a field here only when no existing field (or layer rule of :mod:`.layers`, or
+``rope_type`` entry of :mod:`.rope_types`) can say what its code does, and then the page's interpreter
 (``_ext/model_check/``) needs the same rule.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from .config import _HF_THETA, _Config
+from .config import HF_THETA, ConfigReader
 
 #: Where a family normalises queries and keys, relative to the rotation (informational).
 QK_NORM: dict[str, str] = {
@@ -20,6 +21,10 @@ QK_NORM: dict[str, str] = {
     "after_rope": "queries and keys are rotated, then divided by their root mean square, with no learned gain "
                   "(a rotation keeps norms, so the order does not matter)",
 }
+
+
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated: read {new} (the same value)", DeprecationWarning, stacklevel=3)
 
 
 @dataclass(frozen=True)
@@ -84,15 +89,15 @@ class Family:
         ``full_attention`` layers), unless the config gives its own ``per_layer_config``.
     qk_norm : str
         Key in :data:`QK_NORM`.
-    rope_types : tuple of str or None
-        Layer types whose attention rotates; other attention layers use no RoPE (Cohere 2 and
+    rotating_layer_types : tuple of str or None
+        Layer types (values of ``layer_types``, not RoPE types) whose attention rotates; other attention layers use no RoPE (Cohere 2 and
         EXAONE 4 rotate sliding-window layers only). None: every attention layer.
     layers : tuple or None
         The family's layer rule, one tagged value ``(tag, *arguments)`` of
         :data:`rope_edu.models.layers.LAYER_RULES`: how a config without ``layer_types`` names its
         layers, and which layers rotate (``("pattern", "sliding_window_pattern", 6)``: Gemma 3;
         ``("nope_flags", 4, "chunked_attention", "full_attention")``: Llama 4). None: the config's own
-        ``layer_types``, and every attention layer rotates (up to ``rope_types``).
+        ``layer_types``, and every attention layer rotates (up to ``rotating_layer_types``).
     rope_keys : mapping or None
         Layer type -> the key of its parameters in a nested ``rope_parameters``, where those keys are
         not the layer types (DeepSeek-V4: ``"main"`` for sliding-window layers, ``"compress"`` for
@@ -117,11 +122,11 @@ class Family:
         The order the code writes the rotated pairs back, when it differs from ``layout``.
     mrope : tuple or None
         ``(assignment, default mrope_section)`` for M-RoPE families.
-    scalings : tuple of str or None
+    allowed_rope_types : tuple of str or None
         The ``rope_type`` values the family accepts (None: every one :func:`rope_spec` knows).
-    scalings_note : str
-        Why the family refuses the ``rope_type`` values its code accepts but ``scalings`` leaves out (said in the
-        error).
+    allowed_rope_types_note : str
+        Why the family refuses the ``rope_type`` values its code accepts but ``allowed_rope_types``
+        leaves out (said in the error).
     rename : mapping
         ``rope_type`` aliases the config class rewrites (Phi-3: ``"su"`` -> ``"longrope"``).
     retype : mapping or None
@@ -159,12 +164,12 @@ class Family:
     ignored_theta: tuple[str, ...] = ()
     ignored_scaling: tuple[str, ...] = ()
     nested_only: bool = False
-    default_theta: float | Mapping[str, float] = _HF_THETA
+    default_theta: float | Mapping[str, float] = HF_THETA
     head: str = "head_dim"
     head_default: int | None = None
     type_head: Mapping[str, tuple[str, int]] | None = field(default=None, repr=False)
     qk_norm: str = "none"
-    rope_types: tuple[str, ...] | None = None
+    rotating_layer_types: tuple[str, ...] | None = None
     layers: tuple[Any, ...] | None = None
     rope_keys: Mapping[str, str] | None = field(default=None, repr=False)
     rotary_at: str = "start"
@@ -175,16 +180,36 @@ class Family:
     interleave: tuple[str, bool] | None = None
     output_layout: str | None = None
     mrope: tuple[str, tuple[int, int, int]] | None = None
-    scalings: tuple[str, ...] | None = None
-    scalings_note: str = ""
+    allowed_rope_types: tuple[str, ...] | None = None
+    allowed_rope_types_note: str = ""
     rename: Mapping[str, str] = field(default_factory=dict, repr=False)
     retype: Mapping[str, tuple[str, str]] | None = field(default=None, repr=False)
     scaling_layers: str | None = None
     default_block: Mapping[str, Any] | None = field(default=None, repr=False)
     top_level_original: bool = False
     class_defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    extra: Callable[[_Config, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
-    read: Callable[[_Config, Any, Any], dict[str, Any]] | None = field(default=None, repr=False)
+    extra: Callable[[ConfigReader, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
+    read: Callable[[ConfigReader, Any, Any], dict[str, Any]] | None = field(default=None, repr=False)
+
+    # --- deprecated names (they said "RoPE types" of what are layer types, "scalings" of RoPE types)
+
+    @property
+    def rope_types(self) -> tuple[str, ...] | None:
+        """Deprecated: the old name of :attr:`rotating_layer_types`."""
+        _renamed("Family.rope_types", "Family.rotating_layer_types (layer types, not RoPE types)")
+        return self.rotating_layer_types
+
+    @property
+    def scalings(self) -> tuple[str, ...] | None:
+        """Deprecated: the old name of :attr:`allowed_rope_types`."""
+        _renamed("Family.scalings", "Family.allowed_rope_types")
+        return self.allowed_rope_types
+
+    @property
+    def scalings_note(self) -> str:
+        """Deprecated: the old name of :attr:`allowed_rope_types_note`."""
+        _renamed("Family.scalings_note", "Family.allowed_rope_types_note")
+        return self.allowed_rope_types_note
 
     def theta_default(self, layer_type: str | None) -> float:
         if isinstance(self.default_theta, Mapping):

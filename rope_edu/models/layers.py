@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .._checks import check_choice, check_int
-from .config import _Config, _positive_int
+from .config import ConfigReader, positive_int
 
 if TYPE_CHECKING:
     from .family import Family
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 NOT_ATTENTION = frozenset({"linear_attention", "mamba", "mamba2", "conv", "ssm", "recurrent"})
 
 #: The two layer types of the local/global families, for messages and configs that list none.
-_LOCAL_GLOBAL = ("sliding_attention", "full_attention")
+LOCAL_GLOBAL = ("sliding_attention", "full_attention")
 
 
 def _check_types(types: Any, name: str = "layer_types") -> list[str]:
@@ -66,12 +66,12 @@ def _check_types(types: Any, name: str = "layer_types") -> list[str]:
     return list(types)
 
 
-def _rope_flags(cfg: _Config, source: str, interval_default: int = 4) -> list[bool]:
+def _rope_flags(cfg: ConfigReader, source: str, interval_default: int = 4) -> list[bool]:
     """Per layer: does it use RoPE? ``no_rope_layers`` (1 = RoPE, 0 = NoPE), else every
     ``no_rope_layer_interval``-th layer is NoPE (the config class builds the list that way)."""
     flags = cfg.data.get("no_rope_layers")
     if flags is None:
-        interval = _positive_int(cfg.default("no_rope_layer_interval", interval_default, source),
+        interval = positive_int(cfg.default("no_rope_layer_interval", interval_default, source),
                                  "no_rope_layer_interval")
         flags = [int((i + 1) % interval != 0) for i in range(cfg.size("num_hidden_layers"))]
     if isinstance(flags, str) or not all(isinstance(f, (bool, numbers.Integral)) for f in flags):
@@ -79,7 +79,7 @@ def _rope_flags(cfg: _Config, source: str, interval_default: int = 4) -> list[bo
     return [bool(f) for f in flags]
 
 
-def _select_layer(cfg: _Config, layer_type: Any, layer: Any, types: list[str] | None,
+def select_layer(cfg: ConfigReader, layer_type: Any, layer: Any, types: list[str] | None,
                   known: Sequence[str] = ()) -> tuple[str | None, int | None]:
     """Check ``layer_type`` / ``layer`` against the config; return the layer's type and index."""
     if layer_type is not None and not isinstance(layer_type, str):
@@ -108,32 +108,32 @@ def _select_layer(cfg: _Config, layer_type: Any, layer: Any, types: list[str] | 
 # --- the rules ------------------------------------------------------------------------------------
 
 
-def _pattern_types(family: Family, cfg: _Config, needed: bool, name: str, default: int,
+def _pattern_types(family: Family, cfg: ConfigReader, needed: bool, name: str, default: int,
                    rest: str = "sliding_attention") -> list[str] | None:
     if not (needed or cfg.has("num_hidden_layers")):
         return None
-    every = _positive_int(cfg.default(name, default, f"{family.label} config default"), name)
+    every = positive_int(cfg.default(name, default, f"{family.label} config default"), name)
     return [rest if (i + 1) % every else "full_attention" for i in range(cfg.size("num_hidden_layers"))]
 
 
-def _cycle_types(family: Family, cfg: _Config, needed: bool, name: str) -> list[str] | None:
+def _cycle_types(family: Family, cfg: ConfigReader, needed: bool, name: str) -> list[str] | None:
     if not (cfg.has(name) and cfg.has("num_hidden_layers")):
         return None
     cycle = _check_types(cfg.data[name], name)
     return [cycle[i % len(cycle)] for i in range(cfg.size("num_hidden_layers"))]
 
 
-def _flag_types(family: Family, cfg: _Config, needed: bool, interval: int, rope: str, nope: str) -> list[str] | None:
+def _flag_types(family: Family, cfg: ConfigReader, needed: bool, interval: int, rope: str, nope: str) -> list[str] | None:
     if not (needed or cfg.has("num_hidden_layers") or cfg.has("no_rope_layers")):
         return None
     return [rope if f else nope for f in _rope_flags(cfg, f"{family.label} config default", interval)]
 
 
-def _flag_state(family: Family, cfg: _Config, interval: int, rope: str, nope: str) -> list[bool]:
+def _flag_state(family: Family, cfg: ConfigReader, interval: int, rope: str, nope: str) -> list[bool]:
     return _rope_flags(cfg, f"{family.label} config default", interval)
 
 
-def _flag_reason(family: Family, cfg: _Config, flags: Any, index: int | None, layer_type: str | None,
+def _flag_reason(family: Family, cfg: ConfigReader, flags: Any, index: int | None, layer_type: str | None,
                  *_: Any) -> str | None:
     if index is None:
         return None
@@ -142,19 +142,19 @@ def _flag_reason(family: Family, cfg: _Config, flags: Any, index: int | None, la
     return None if flags[index] else "no_rope_layers marks this layer NoPE"
 
 
-def _attention_types(family: Family, cfg: _Config, needed: bool, name: str) -> list[str] | None:
+def _attention_types(family: Family, cfg: ConfigReader, needed: bool, name: str) -> list[str] | None:
     if not cfg.has("num_hidden_layers"):
         return None
     listed = cfg.data.get(name) or ()
     return ["full_attention" if i in listed else "mamba" for i in range(cfg.size("num_hidden_layers"))]
 
 
-def _built_by_class(family: Family, cfg: _Config, name: str) -> ValueError:
+def _built_by_class(family: Family, cfg: ConfigReader, name: str) -> ValueError:
     return ValueError(f"the {cfg.model_type!r} config has no {name} (which layers use no RoPE); "
                       f"{family.label}'s config class builds one: pass the config object or its to_dict()")
 
 
-def _list_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def _list_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                  name: str) -> str | None:
     if index is None:
         return None
@@ -166,7 +166,7 @@ def _list_reason(family: Family, cfg: _Config, state: Any, index: int | None, la
     return None if marks[index] else f"{name}[{index}] = {marks[index]!r} marks a NoPE layer"
 
 
-def _indices_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def _indices_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                     name: str) -> str | None:
     if index is None:
         return None
@@ -176,29 +176,29 @@ def _indices_reason(family: Family, cfg: _Config, state: Any, index: int | None,
     return f"layer {index} is in {name} (no self-attention, no RoPE)" if index in listed else None
 
 
-def _switch_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def _switch_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                    name: str, on: Any, default: Any) -> str | None:
     value = cfg.default(name, default, f"{family.label} config default")
     return None if value == on else f"{name} = {value!r}: {family.label} uses RoPE only when it is {on!r}"
 
 
-def _nope_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def _nope_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                  reason: str) -> str:
     return reason
 
 
-def _window_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def _window_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                    mode: str, inner: Sequence[Any] | None = None) -> str | None:
     if mode == "none" and not cfg.has("sliding_window"):
         return f"{family.label} rotates only layers with a sliding window, and sliding_window is None"
     return None
 
 
-def _window_typed(cfg: _Config, mode: str, inner: Sequence[Any] | None = None) -> bool:
+def _window_typed(cfg: ConfigReader, mode: str, inner: Sequence[Any] | None = None) -> bool:
     return cfg.has("sliding_window")
 
 
-def _forced_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def _forced_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                    name: str, value: Any, built_from: str, gate: str, default: Any, inner: Sequence[Any]) -> str | None:
     listed = cfg.data.get(name)
     if listed is None and cfg.has(built_from):
@@ -297,7 +297,7 @@ def _naming(family: Family) -> tuple[LayerRule | None, tuple[Any, ...]]:
 # --- what the reader asks -------------------------------------------------------------------------
 
 
-def layer_types(family: Family, cfg: _Config, needed: bool) -> list[str] | None:
+def layer_types(family: Family, cfg: ConfigReader, needed: bool) -> list[str] | None:
     """The config's ``layer_types``, or the ones the family's rule builds, or None."""
     types = cfg.data.get("layer_types")
     if types is not None:
@@ -318,8 +318,8 @@ def known_types(family: Family) -> tuple[str, ...]:
     """What ``layer_type=...`` may be for a config that lists no ``layer_types``."""
     rule, _ = _naming(family)
     known: tuple[str, ...] = ()
-    if (rule is not None and rule.local_global) or family.local_theta or family.flat_types or family.rope_types:
-        known = tuple(family.rope_types or ()) + _LOCAL_GLOBAL
+    if (rule is not None and rule.local_global) or family.local_theta or family.flat_types or family.rotating_layer_types:
+        known = tuple(family.rotating_layer_types or ()) + LOCAL_GLOBAL
     return known + type_names(family)
 
 
@@ -329,7 +329,7 @@ def per_layer(family: Family) -> bool:
     return rule is not None and rule.per_layer
 
 
-def whole_model_reason(family: Family, cfg: _Config) -> str | None:
+def whole_model_reason(family: Family, cfg: ConfigReader) -> str | None:
     """Why no layer of the family's text model rotates (a rule with ``whole``), or None."""
     rule, args = _rule(family.layers)
     if rule is None or not rule.whole or rule.reason is None:
@@ -337,13 +337,13 @@ def whole_model_reason(family: Family, cfg: _Config) -> str | None:
     return rule.reason(family, cfg, None, None, None, *args)
 
 
-def rule_state(family: Family, cfg: _Config) -> Any:
+def rule_state(family: Family, cfg: ConfigReader) -> Any:
     """What the family's rule reads once per config (None for most rules)."""
     rule, args = _rule(family.layers)
     return rule.state(family, cfg, *args) if rule is not None and rule.state is not None else None
 
 
-def no_rope_reason(family: Family, cfg: _Config, state: Any, index: int | None, layer_type: str | None,
+def no_rope_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
                    layers: Any = "family") -> str | None:
     """Why the family's rules give one layer (or layer type) no RoPE, or None when it rotates (``layers``: an
     inner rule, instead of the family's own)."""
@@ -353,6 +353,6 @@ def no_rope_reason(family: Family, cfg: _Config, state: Any, index: int | None, 
         if why is not None:
             return why or None  # "": the rule makes this layer rotate
     typed = rule.typed(cfg, *args) if rule is not None and rule.typed is not None else True
-    if family.rope_types is not None and typed and layer_type is not None and layer_type not in family.rope_types:
-        return f"{family.label} applies RoPE only in {', '.join(map(repr, family.rope_types))} layers"
+    if family.rotating_layer_types is not None and typed and layer_type is not None and layer_type not in family.rotating_layer_types:
+        return f"{family.label} applies RoPE only in {', '.join(map(repr, family.rotating_layer_types))} layers"
     return None

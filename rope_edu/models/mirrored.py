@@ -23,11 +23,11 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from .config import _HF_THETA
-from .layers import _LOCAL_GLOBAL
+from .config import HF_THETA
+from .layers import LOCAL_GLOBAL
 from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
                      _read_gptj, _read_minimind)
-from .registry import _FLAT_WRAPPERS, _WRAPPERS
+from .registry import FLAT_WRAPPERS, WRAPPERS
 from .rope_types import ROPE_TYPES
 
 __all__ = ["CALLABLES", "TABLES", "callable_name"]
@@ -62,8 +62,8 @@ def callable_name(fn: Callable[..., Any], where: str) -> str:
 #: keep the language model's fields at the top level), ``local_global`` (the two layer types of the
 #: local/global families), ``hf_theta`` (transformers' default ``rope_theta``).
 TABLES: Mapping[str, Any] = MappingProxyType({
-    "wrappers": MappingProxyType(_WRAPPERS),
-    "flat_wrappers": _FLAT_WRAPPERS,
-    "local_global": _LOCAL_GLOBAL,
-    "hf_theta": _HF_THETA,
+    "wrappers": MappingProxyType(WRAPPERS),
+    "flat_wrappers": FLAT_WRAPPERS,
+    "local_global": LOCAL_GLOBAL,
+    "hf_theta": HF_THETA,
 })

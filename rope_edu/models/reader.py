@@ -2,7 +2,8 @@
 
 :func:`_read_family` reads any row of :data:`~rope_edu.models.registry.FAMILIES` that names no
 ``read`` of its own: which layers the selection covers and whether they rotate (:mod:`.layers`),
-their RoPE parameters (:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
+their RoPE parameters (:func:`.rope_types.read_rope`, with the config helpers of
+:mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
 what the family's attention adds (the ``extra`` functions below). GPT-J/CodeGen and MiniMind have
 readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter follows this module
 in ``_ext/model_check/reader.js``, function by function, camelCased (``_rope_for`` is ``ropeFor``);
@@ -16,13 +17,13 @@ import math
 from typing import Any, Mapping, Sequence
 
 from ..multidim import mrope_axes
-from ..scaling import yarn_softmax_scale
-from .config import (_base, _Config, _fraction, _head_dim, _no_partial, _param, _positive_int, _Rope, _rope_block,
+from ..scaling import yarn_correction_index, yarn_softmax_scale
+from .config import (_base, ConfigReader, _fraction, _head_dim, no_partial, _param, positive_int, RopeBlock, rope_block,
                      _rotated, _split_heads)
 from .family import Family
-from .layers import (_LOCAL_GLOBAL, NOT_ATTENTION, _select_layer, known_types, layer_types, no_rope_reason, per_layer,
+from .layers import (LOCAL_GLOBAL, NOT_ATTENTION, select_layer, known_types, layer_types, no_rope_reason, per_layer,
                      rule_state, type_names, whole_model_reason)
-from .rope_types import _read_rope
+from .rope_types import read_rope
 
 
 #: The key of a layer outside a family's ``scaling_layers`` (:func:`_layer_kind`, :func:`_rope_for`).
@@ -33,12 +34,12 @@ def _nested_keys(family: Family, block: Any, types: Sequence[str] | None) -> lis
     """The keys ``rope_parameters`` is nested under (layer types), or [] for a flat dict."""
     if not isinstance(block, Mapping):
         return []
-    labels = (set(types or ()) | set(_LOCAL_GLOBAL) | set(family.rope_types or ())
+    labels = (set(types or ()) | set(LOCAL_GLOBAL) | set(family.rotating_layer_types or ())
               | set((family.rope_keys or {}).values()) | set(type_names(family)))
     return [k for k, v in block.items() if k in labels and (v is None or isinstance(v, Mapping))]
 
 
-def _layer_kind(family: Family, cfg: _Config, nested: list[str], state: Any, index: int | None,
+def _layer_kind(family: Family, cfg: ConfigReader, nested: list[str], state: Any, index: int | None,
                 layer_type: str | None) -> tuple[bool, str | None, str]:
     """(uses RoPE, the key of its RoPE parameters, why not) for one layer (or one layer type)."""
     whole = whole_model_reason(family, cfg)
@@ -68,7 +69,7 @@ def _layer_kind(family: Family, cfg: _Config, nested: list[str], state: Any, ind
     return True, None, ""
 
 
-def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where: str, key: str | None) -> None:
+def _dropped_theta(family: Family, cfg: ConfigReader, block: Mapping[str, Any], where: str, key: str | None) -> None:
     """A base in a field the config class drops: an error beside a different stated base, else a note."""
     for name in family.ignored_theta:
         if not cfg.has(name):
@@ -85,15 +86,15 @@ def _dropped_theta(family: Family, cfg: _Config, block: Mapping[str, Any], where
                        f"default base {default!r}, which its code then uses", kind="unread")
 
 
-def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) -> _Rope:
+def _rope_for(family: Family, cfg: ConfigReader, key: str | None, nested: list[str]) -> RopeBlock:
     """The RoPE parameters of layers keyed ``key`` (a layer type, or None when all layers share them)."""
-    common: dict[str, Any] = dict(rename=family.rename, allowed=family.scalings, top_level_original=family.top_level_original,
-                  retype=family.retype, note=family.scalings_note)
+    common: dict[str, Any] = dict(rename=family.rename, allowed=family.allowed_rope_types, top_level_original=family.top_level_original,
+                  retype=family.retype, note=family.allowed_rope_types_note)
     source = f"{family.label} config default_theta"
     if key == _UNSCALED:
         # a layer the family's scaling_layers leaves out: the same base, no scaling (Molmo 2's unscaled rotary module)
         rope = _rope_for(family, cfg, None, nested)
-        return _Rope(rope.base, "default", {}, f"(not in {family.scaling_layers})", {**rope.block, "rope_type": "default"})
+        return RopeBlock(rope.base, "default", {}, f"(not in {family.scaling_layers})", {**rope.block, "rope_type": "default"})
     if nested:
         where = f"rope_parameters[{key!r}]"
         block = cfg.data["rope_parameters"][key]
@@ -109,13 +110,13 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
         elif family.flat_types is not None and key not in family.flat_types:
             keys = ()  # a v4 rope_theta does not reach these layers (see flat_types)
         _dropped_theta(family, cfg, block, where, key)
-        rope = _read_rope(cfg, theta_keys=keys, block=block, where=where, default_theta=family.theta_default(key),
+        rope = read_rope(cfg, theta_keys=keys, block=block, where=where, default_theta=family.theta_default(key),
                           theta_source=source, nested=True, **common)
         return rope
     if family.local_theta is not None and key == family.local_theta[1]:
         # config.json as written by transformers 4: rope_theta and rope_scaling belong to the other
         # layers; these use plain RoPE with their own base
-        return _read_rope(cfg, theta_keys=(family.local_theta[0],), block={"rope_type": "default"},
+        return read_rope(cfg, theta_keys=(family.local_theta[0],), block={"rope_type": "default"},
                           where=f"({key} layers)", default_theta=family.theta_default(key), theta_source=source)
     if family.flat_types is not None and key is not None and key not in family.flat_types:
         # the config class gives these layers plain RoPE at its default base, whatever rope_theta says
@@ -125,23 +126,23 @@ def _rope_for(family: Family, cfg: _Config, key: str | None, nested: list[str]) 
                 and float(cfg.data[stated[0]]) != base else "")
         cfg.record(f"{key} layers: rope_theta", base, f"({family.label} config class; a flat rope_theta/rope_scaling "
                    f"reaches {', '.join(family.flat_types)} layers only){note}", kind="fixed")
-        return _Rope(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
-    block, where = _rope_block(cfg, family.ignored_scaling, family.label)
+        return RopeBlock(base, "default", {}, f"({key} layers)", {"rope_type": "default", "rope_theta": base})
+    block, where = rope_block(cfg, family.ignored_scaling, family.label)
     _dropped_theta(family, cfg, block, where, key)
     if family.flat_types is not None and key is not None:
         # the config class nests a v4 flat block under these layer types (OLMo 3): read it as nested
         keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
-        return _read_rope(cfg, theta_keys=keys, block=block, where=where,
+        return read_rope(cfg, theta_keys=keys, block=block, where=where,
                           default_theta=family.theta_default(key), theta_source=source, nested=True, **common)
     if family.default_block is not None and (not block or set(block) <= {"rope_theta"}):
         cfg.record("rope_parameters", dict(family.default_block), f"{family.label} config default")
         block = {**family.default_block, **block}
     keys = tuple(k for k in family.theta_keys if k not in family.ignored_theta)
-    return _read_rope(cfg, theta_keys=keys, block=block, where=where,
+    return read_rope(cfg, theta_keys=keys, block=block, where=where,
                       default_theta=family.theta_default(key), theta_source=source, **common)
 
 
-def _head_size(family: Family, cfg: _Config) -> int:
+def _head_size(family: Family, cfg: ConfigReader) -> int:
     if family.head == "split":
         return _split_heads(cfg)
     if family.head != "head_dim":
@@ -149,11 +150,11 @@ def _head_size(family: Family, cfg: _Config) -> int:
     if family.head_default is not None and "head_dim" not in cfg.data:
         # the config class's default, not hidden_size // num_attention_heads (Gemma 3 4B: 256, not 320)
         value = cfg.default("head_dim", family.head_default, f"{family.label} config class default")
-        return _positive_int(value, "head_dim")
+        return positive_int(value, "head_dim")
     return _head_dim(cfg)
 
 
-def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
+def _rotary_part(family: Family, cfg: ConfigReader, rope: RopeBlock) -> dict[str, Any]:
     """head_dim, rotary_dim, rotary_offset (and the proportional fields) from the family's rule."""
     if family.rotary == "mla":
         # the rotary part is qk_rope_head_dim (a config's partial_rotary_factor, where it states one, is
@@ -162,17 +163,17 @@ def _rotary_part(family: Family, cfg: _Config, rope: _Rope) -> dict[str, Any]:
         return dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim)
     head_dim = _head_size(family, cfg)
     if family.rotary == "head":
-        _no_partial(cfg, rope)
+        no_partial(cfg, rope)
         return dict(head_dim=head_dim, rotary_dim=head_dim)
     if family.rotary == "rotary_dim":
-        rotary_dim = _positive_int(cfg.require("rotary_dim"), "rotary_dim")
+        rotary_dim = positive_int(cfg.require("rotary_dim"), "rotary_dim")
         if rotary_dim % 2 or rotary_dim > head_dim:
             raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
         return dict(head_dim=head_dim, rotary_dim=rotary_dim)
     fraction, label = _fraction(cfg, rope, family.fraction_keys, family.default_fraction,
                                 f"{family.label} config default")
     if family.rotary_dim_key is not None and cfg.has(family.rotary_dim_key):
-        legacy = _positive_int(cfg.data[family.rotary_dim_key], family.rotary_dim_key)
+        legacy = positive_int(cfg.data[family.rotary_dim_key], family.rotary_dim_key)
         stated = label in cfg.data or label.startswith(rope.where)
         if stated and int(head_dim * fraction) != legacy:
             raise ValueError(f"the config states {family.rotary_dim_key} = {legacy} and {label} = {fraction} "
@@ -201,7 +202,7 @@ def _interleaved_section(section: Any, pairs: int) -> tuple[int, int, int]:
     return (pairs - height - width, height, width)
 
 
-def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str | None) -> tuple[_Rope, dict[str, Any]]:
+def _nope_parts(family: Family, cfg: ConfigReader, nested: list[str], layer_type: str | None) -> tuple[RopeBlock, dict[str, Any]]:
     """A layer without RoPE: the RoPE the config states for it or, where it states none (or the family's
     text model rotates nowhere), the config class's default (:meth:`RopeSpec.apply` leaves such a layer
     alone; the rest is for reference)."""
@@ -217,7 +218,7 @@ def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str
     if not whole and (not nested or key is not None):
         rope = _rope_for(family, cfg, key, nested)
         return rope, _rotary_part(family, cfg, rope)
-    rope = _Rope(family.theta_default(layer_type), "default", {}, "(no RoPE)", {})
+    rope = RopeBlock(family.theta_default(layer_type), "default", {}, "(no RoPE)", {})
     if family.rotary == "mla":
         nope_dim, rope_dim = cfg.size("qk_nope_head_dim"), cfg.size("qk_rope_head_dim")
         return rope, dict(head_dim=nope_dim + rope_dim, rotary_dim=rope_dim, rotary_offset=nope_dim)
@@ -225,10 +226,10 @@ def _nope_parts(family: Family, cfg: _Config, nested: list[str], layer_type: str
     return rope, dict(head_dim=head_dim, rotary_dim=head_dim)
 
 
-def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+def _read_family(family: Family, cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
     """The standard reader: a configuration and a family's data -> RopeSpec ingredients."""
     types = layer_types(family, cfg, layer is not None)
-    layer_type, layer = _select_layer(cfg, layer_type, layer, types, known=known_types(family))
+    layer_type, layer = select_layer(cfg, layer_type, layer, types, known=known_types(family))
     nested = _nested_keys(family, cfg.data.get("rope_parameters"), types)
     if family.nested_only and not nested:
         raise ValueError(
@@ -250,10 +251,10 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
         chosen = [(None, layer_type)]
     kinds: dict[tuple[bool, str | None, str], list[int | None]] = {}
     for i, t in chosen:
-        if (per_type or family.rope_types is not None) and t is None:
+        if (per_type or family.rotating_layer_types is not None) and t is None:
             raise ValueError(
                 f"layer_type is required for {family.label}: its layer types use different RoPE settings and this "
-                f"config lists no layer_types; pass layer_type=... ({', '.join(map(repr, nested or _LOCAL_GLOBAL))}) "
+                f"config lists no layer_types; pass layer_type=... ({', '.join(map(repr, nested or LOCAL_GLOBAL))}) "
                 "or layer=index"
             )
         kinds.setdefault(_layer_kind(family, cfg, nested, state, i, t), []).append(i)
@@ -308,7 +309,7 @@ def _read_family(family: Family, cfg: _Config, layer_type: Any, layer: Any) -> d
     return parts
 
 
-def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str | None]]) -> _Config:
+def _type_head(family: Family, cfg: ConfigReader, chosen: list[tuple[int | None, str | None]]) -> ConfigReader:
     """The per-layer ``head_dim`` a config class builds for some layer types (:attr:`Family.type_head`:
     Gemma 4's ``global_head_dim`` for ``full_attention`` layers), where the config has no
     ``per_layer_config`` of its own (a config.json as released)."""
@@ -323,11 +324,11 @@ def _type_head(family: Family, cfg: _Config, chosen: list[tuple[int | None, str 
                          f"({', '.join(sorted(map(str, types)))}); pass layer=index or layer_type=...")
     (layer_type,) = hit
     name, default = family.type_head[layer_type]
-    value = _positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
+    value = positive_int(cfg.default(name, default, f"{family.label} config class default"), name)
     return cfg.derive({**cfg.data, "head_dim": value})
 
 
-def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
+def _overlay(cfg: ConfigReader, layers: list[int | None]) -> ConfigReader:
     """``per_layer_config`` (transformers 5: per-layer overrides such as Gemma 4's global ``head_dim``)
     applied for the selected layers, which must agree."""
     table = cfg.data.get("per_layer_config")
@@ -346,7 +347,7 @@ def _overlay(cfg: _Config, layers: list[int | None]) -> _Config:
 # --- what some attention layers add (shared rules) -------------------------------------------------
 
 
-def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+def _llama4_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """Llama 4: L2 QK-norm after RoPE (RoPE layers); NoPE layers scale queries by a temperature."""
     qk = bool(cfg.class_default("use_qk_norm"))
     out: dict[str, Any] = {"qk_norm": "after_rope" if (qk and parts["uses_rope"]) else "none"}
@@ -360,15 +361,15 @@ def _llama4_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
 BEAM_QUERY_POWER = (2048.0, 0.1)
 
 
-def _beam_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+def _beam_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """Beam: NoPE layers multiply queries by ``(1 + (m + 1) / length) ** exponent``."""
     return {} if parts["uses_rope"] else {"query_power": BEAM_QUERY_POWER}
 
 
-def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+def _mla_softmax_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """DeepSeek-style attention: ``scaling = qk_head_dim**-0.5 * mscale(factor, mscale_all_dim)**2``
     whenever ``rope_type`` is not "default" and ``mscale_all_dim`` is set (1 for factor <= 1)."""
-    rope: _Rope = parts["rope"]
+    rope: RopeBlock = parts["rope"]
     all_dim = rope.block.get("mscale_all_dim")
     if not parts["uses_rope"] or rope.rope_type == "default" or not all_dim:
         return {}
@@ -376,10 +377,10 @@ def _mla_softmax_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     return {"softmax_scale_factor": 1.0 if factor <= 1 else yarn_softmax_scale(factor, all_dim)}
 
 
-def _query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+def _query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """Ministral 3 / Mistral 4: after RoPE, queries are multiplied by
     ``1 + llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))``."""
-    rope: _Rope = parts["rope"]
+    rope: RopeBlock = parts["rope"]
     if not parts["uses_rope"]:
         return {}
     beta = rope.block.get("llama_4_scaling_beta")
@@ -389,18 +390,18 @@ def _query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
     length = rope.block.get("original_max_position_embeddings")
     if length is None:
         length = cfg.require("original_max_position_embeddings", " (the query scale's length)")
-    return {"query_scale": (float(_positive_int(length, "original_max_position_embeddings")), float(beta))}
+    return {"query_scale": (float(positive_int(length, "original_max_position_embeddings")), float(beta))}
 
 
-def _mla_query_scale_extra(cfg: _Config, parts: dict[str, Any]) -> dict[str, Any]:
+def _mla_query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     return {**_mla_softmax_extra(cfg, parts), **_query_scale_extra(cfg, parts)}
 
 
 # --- family readers for code outside the standard rules ----------------------------------------
 
 
-def _read_gptj(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
-    layer_type, layer = _select_layer(cfg, layer_type, layer, None)
+def _read_gptj(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
+    layer_type, layer = select_layer(cfg, layer_type, layer, None)
     for name in ("rope_theta", "rope_scaling", "rope_parameters"):
         if cfg.has(name):
             raise ValueError(f"{name} is set, but GPT-J's code has no such field: its base is fixed at 10000 "
@@ -411,20 +412,20 @@ def _read_gptj(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
     if "rotary_dim" in cfg.data and cfg.data["rotary_dim"] is None:
         raise ValueError("rotary_dim is None: GPT-J's code then builds its table over the whole hidden size "
                          "(n_embd), which only fits a single head; give rotary_dim")
-    rotary_dim = _positive_int(cfg.class_default("rotary_dim"), "rotary_dim")
+    rotary_dim = positive_int(cfg.class_default("rotary_dim"), "rotary_dim")
     if rotary_dim % 2 or rotary_dim > head_dim:
         raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
     positions = cfg.data.get("n_positions", cfg.data.get("max_position_embeddings"))
     if positions is None:
         positions = cfg.class_default("n_positions")
-    rope = _Rope(10000.0, "default", {}, "(fixed in GPT-J's code)", {})
+    rope = RopeBlock(10000.0, "default", {}, "(fixed in GPT-J's code)", {})
     return dict(head_dim=head_dim, rotary_dim=rotary_dim, layout="interleaved", rope=rope,
-                max_positions=_positive_int(positions, "n_positions"), layer_type=layer_type, layer=layer)
+                max_positions=positive_int(positions, "n_positions"), layer_type=layer_type, layer=layer)
 
 
-def _read_minimind(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
+def _read_minimind(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
     if layer_type is not None or layer is not None:
-        _select_layer(cfg, layer_type, layer, None)
+        select_layer(cfg, layer_type, layer, None)
     for old in ("dim", "n_heads"):
         if cfg.has(old) and not cfg.has("hidden_size"):
             raise ValueError(
@@ -439,13 +440,13 @@ def _read_minimind(cfg: _Config, layer_type: Any, layer: Any) -> dict[str, Any]:
     if scaling is None and cfg.data.get("inference_rope_scaling"):
         raise ValueError("inference_rope_scaling is true but the config has no rope_scaling dict")
     if scaling is None:
-        rope = _Rope(base, "default", {}, "rope_scaling", {})
+        rope = RopeBlock(base, "default", {}, "rope_scaling", {})
     else:
         rope = _minimind_yarn(cfg, dict(scaling), base, head_dim)
     return dict(head_dim=head_dim, rotary_dim=head_dim, layout="half", rope=rope, qk_norm="before_rope")
 
 
-def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -> _Rope:
+def _minimind_yarn(cfg: ConfigReader, block: dict[str, Any], base: float, dim: int) -> RopeBlock:
     where = "rope_scaling"
     kind = block.get("type", block.get("rope_type"))
     if kind != "yarn":
@@ -454,17 +455,17 @@ def _minimind_yarn(cfg: _Config, block: dict[str, Any], base: float, dim: int) -
     # attention_factor defaults to 1.0), applied only when max_position_embeddings exceeds the original.
     names = ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor")
     params = {name: _param(block, name, where) for name in names}
-    if cfg.size("max_position_embeddings") <= _positive_int(params["original_max_position_embeddings"],
+    if cfg.size("max_position_embeddings") <= positive_int(params["original_max_position_embeddings"],
                                                             "rope_scaling.original_max_position_embeddings"):
-        return _Rope(base, "default", {}, where, block)
+        return RopeBlock(base, "default", {}, where, block)
     # MiniMind clips the ramp's end at pair dim//2 - 1, transformers (and rope_edu.scaling) at dim - 1;
     # they agree when the unclipped end index lies in [0, dim//2 - 1]. Refuse rather than differ.
     original = params["original_max_position_embeddings"]
-    end = math.ceil(dim * math.log(original / (float(params["beta_slow"]) * 2 * math.pi)) / (2 * math.log(base)))
+    end = math.ceil(yarn_correction_index(float(params["beta_slow"]), dim, base, original))
     if not 0 <= end <= dim // 2 - 1:
         raise ValueError(
             f"rope_scaling.beta_slow = {params['beta_slow']}: MiniMind's YaRN ramp would end at pair {end}, outside "
             f"[0, {dim // 2 - 1}], where its clipping differs from transformers'; not supported"
         )
     params["truncate"] = True
-    return _Rope(base, "yarn", params, where, block)
+    return RopeBlock(base, "yarn", params, where, block)

@@ -74,7 +74,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("deepseek_v3", "DeepSeek-V3, Kimi K2 / K2.5 (MLA)", ("deepseek_v3", "kimi_k2"), "transformers.models.deepseek_v3",
        rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
     _F("phi3", "Phi-3, Phi-3.5, Phi-4-mini", ("phi3",), "transformers.models.phi3", rotary="fraction",
-       scalings=("default", "longrope"), rename=MappingProxyType({"su": "longrope", "yarn": "longrope"}),
+       allowed_rope_types=("default", "longrope"), rename=MappingProxyType({"su": "longrope", "yarn": "longrope"}),
        top_level_original=True),
     _F("phi", "Phi-1.5, Phi-2", ("phi",), "transformers.models.phi", rotary="fraction", default_fraction=0.5),
     _F("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", rotary="fraction",
@@ -101,7 +101,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=500_000.0, qk_norm="before_rope", mrope=("interleaved", (24, 20, 20)),
        rename=MappingProxyType({"mrope": "default"}), head_default=128),
     # families added for transformers 5.24 (checked by tests/test_model_sweep.py)
-    _F("afmoe", "AFMoE", ("afmoe",), "transformers.models.afmoe", rope_types=("sliding_attention",),
+    _F("afmoe", "AFMoE", ("afmoe",), "transformers.models.afmoe", rotating_layer_types=("sliding_attention",),
        qk_norm="before_rope", head_default=128),
     _F("apertus", "Apertus", ("apertus",), "transformers.models.apertus", default_theta=12000000.0,
        ignored_theta=("rope_theta",), qk_norm="before_rope", default_block=_APERTUS_LLAMA3),
@@ -115,7 +115,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("axk2", "AXK2 (MLA)", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
     _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction",
        default_fraction=0.5, layers=("attention_indices", "attn_layer_indices")),
-    _F("beam", "Beam (text)", ("beam",), "transformers.models.beam", rope_types=("sliding_attention",),
+    _F("beam", "Beam (text)", ("beam",), "transformers.models.beam", rotating_layer_types=("sliding_attention",),
        qk_norm="before_rope", extra=_beam_extra, head_default=128),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
     _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj,
@@ -123,10 +123,10 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0,
        layout="interleaved"),
     _F("cohere2", "Cohere Command R7B / A (Cohere 2)", ("cohere2",), "transformers.models.cohere2",
-       layout="interleaved", rope_types=("sliding_attention",),
+       layout="interleaved", rotating_layer_types=("sliding_attention",),
        layers=("no_window", "none", ("pattern", "sliding_window_pattern", 4))),
     _F("cohere2_moe", "Cohere 2 MoE", ("cohere2_moe",), "transformers.models.cohere2_moe", layout="interleaved",
-       rope_types=("sliding_attention",), head_default=128, ignored_scaling=("rope_scaling",),
+       rotating_layer_types=("sliding_attention",), head_default=128, ignored_scaling=("rope_scaling",),
        layers=("forced", "mlp_layer_types", "dense", "first_k_dense_replace", "prefix_dense_sliding_window_pattern", 1,
                ("no_window", "none", ("pattern", "sliding_window_pattern", 4)))),
     _F("cosmos3_edge", "Cosmos 3 Edge (text)", ("cosmos3_edge_text",), "transformers.models.cosmos3_edge",
@@ -149,13 +149,13 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        layout="interleaved", head_default=128),
     _F("ernie4_5_moe", "ERNIE 4.5 MoE", ("ernie4_5_moe",), "transformers.models.ernie4_5_moe",
        default_theta=500000.0, layout="interleaved"),
-    _F("exaone4", "EXAONE 4.0", ("exaone4",), "transformers.models.exaone4", rope_types=("sliding_attention",),
+    _F("exaone4", "EXAONE 4.0", ("exaone4",), "transformers.models.exaone4", rotating_layer_types=("sliding_attention",),
        layers=("no_window", "all"), qk_norm="before_rope"),
     _F("exaone_moe", "EXAONE MoE", ("exaone_moe",), "transformers.models.exaone_moe",
-       rope_types=("sliding_attention",), layers=("no_window", "all"), qk_norm="before_rope"),
+       rotating_layer_types=("sliding_attention",), layers=("no_window", "all"), qk_norm="before_rope"),
     _F("flex_olmo", "FlexOlmo", ("flex_olmo",), "transformers.models.flex_olmo", default_theta=500000.0,
        qk_norm="before_rope"),
-    _F("flint", "Flint", ("flint",), "transformers.models.flint", rope_types=("sliding_attention",),
+    _F("flint", "Flint", ("flint",), "transformers.models.flint", rotating_layer_types=("sliding_attention",),
        layers=("no_window", "none"), qk_norm="before_rope", head_default=128),
     _F("gemma", "Gemma", ("gemma",), "transformers.models.gemma", head_default=256),
     _F("gemma2", "Gemma 2", ("gemma2",), "transformers.models.gemma2", head_default=256),
@@ -209,12 +209,12 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("hyperclovax", "HyperCLOVA X", ("hyperclovax",), "transformers.models.hyperclovax"),
     _F("jais2", "Jais 2", ("jais2",), "transformers.models.jais2"),
     _F("jetmoe", "JetMoE", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
-    _F("kolibri1", "Kolibri 1", ("kolibri1",), "transformers.models.kolibri1", rope_types=("sliding_attention",),
+    _F("kolibri1", "Kolibri 1", ("kolibri1",), "transformers.models.kolibri1", rotating_layer_types=("sliding_attention",),
        layers=("no_window", "all"), qk_norm="before_rope", head_default=128),
     _F("laguna", "Laguna", ("laguna",), "transformers.models.laguna", rotary="fraction",
        ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope", head_default=128),
     _F("lara_mini", "Lara mini", ("lara_mini",), "transformers.models.lara_mini",
-       rope_types=("sliding_attention",), qk_norm="before_rope", head_default=128),
+       rotating_layer_types=("sliding_attention",), qk_norm="before_rope", head_default=128),
     _F("lfm2", "LFM2", ("lfm2",), "transformers.models.lfm2", default_theta=1000000.0, qk_norm="before_rope"),
     _F("lfm3", "LFM3", ("lfm3",), "transformers.models.lfm3", default_theta=1000000.0, rotary="fraction",
        ignored_theta=("rope_theta",), nested_only=True, qk_norm="before_rope", head_default=128),
@@ -268,7 +268,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("persimmon", "Persimmon / Fuyu", ("persimmon",), "transformers.models.persimmon", rotary="fraction",
        default_fraction=0.5),
     _F("phimoe", "Phi-3.5-MoE", ("phimoe",), "transformers.models.phimoe", default_theta=1000000.0,
-       scalings=("default",), scalings_note=_PHIMOE_SCALING),
+       allowed_rope_types=("default",), allowed_rope_types_note=_PHIMOE_SCALING),
     _F("qwen2_5_omni", "Qwen2.5-Omni (thinker text)", ("qwen2_5_omni_text",), "transformers.models.qwen2_5_omni",
        default_theta=1000000.0, mrope=("contiguous", (16, 24, 24)), rename=_MROPE_ALIAS),
     _F("qwen2_moe", "Qwen2 MoE", ("qwen2_moe",), "transformers.models.qwen2_moe"),
@@ -314,7 +314,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
 MODEL_TYPES: dict[str, str] = {mt: f.key for f in FAMILIES.values() for mt in f.model_types}
 
 #: Multimodal wrappers whose language model sits in a sub-config: model_type -> (key, inner model_type).
-_WRAPPERS: dict[str, tuple[str, str]] = {
+WRAPPERS: dict[str, tuple[str, str]] = {
     "gemma3": ("text_config", "gemma3_text"),
     "llama4": ("text_config", "llama4_text"),
     "qwen2_vl": ("text_config", "qwen2_vl_text"),
@@ -325,11 +325,11 @@ _WRAPPERS: dict[str, tuple[str, str]] = {
 # every registered "<parent>_text" model_type: its multimodal parent holds it in text_config
 for _mt in list(MODEL_TYPES):
     if _mt.endswith("_text") and _mt != "hrm_text":  # HRM-Text is a text model of its own
-        _WRAPPERS.setdefault(_mt[: -len("_text")], ("text_config", _mt))
-_WRAPPERS["kimi_k25"] = ("text_config", "deepseek_v3")  # Kimi K2.5: its language model is DeepSeek-V3
+        WRAPPERS.setdefault(_mt[: -len("_text")], ("text_config", _mt))
+WRAPPERS["kimi_k25"] = ("text_config", "deepseek_v3")  # Kimi K2.5: its language model is DeepSeek-V3
 
 #: Wrappers whose hub config.json may keep the language model's fields at the top level (no text_config).
-_FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl", "glm5_next"})
+FLAT_WRAPPERS = frozenset({"qwen2_vl", "qwen2_5_vl", "glm5_next"})
 
 
 #: Families of the installed transformers that rope_spec refuses, and what it would need.

@@ -17,7 +17,7 @@ the method (:func:`~rope_edu.scaling.scaled_frequencies`; YaRN with equal betas 
 :mod:`rope_edu.scaling` when it is a method the book teaches), and their JavaScript twins under the
 same names: ``PARAMS`` in ``_ext/model_check/config.js`` and ``FREQUENCIES`` in
 ``_ext/model_check/scaling.js`` (``tests/test_model_check.py`` checks that each entry has both).
-:func:`_read_rope` reads a layer's RoPE block with the entry of its type.
+:func:`read_rope` reads a layer's RoPE block with the entry of its type.
 """
 
 from __future__ import annotations
@@ -31,22 +31,22 @@ import numpy as np
 
 from ..rope import frequencies
 from ..scaling import METHODS, scaled_frequencies, yarn_ramp
-from .config import _HF_THETA, _Config, _original_length, _param, _positive_int, _Rope, _rope_block, _theta
+from .config import HF_THETA, ConfigReader, original_length, _param, positive_int, RopeBlock, rope_block, _theta
 
 __all__ = ["ROPE_TYPES", "RopeType"]
 
 
 # --- parameter readers: (config, RoPE block, its name) -> the parameters of the frequency function ----------
 
-def _default_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _default_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     return {}
 
 
-def _linear_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _linear_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     return {"factor": _param(block, "factor", where)}
 
 
-def _dynamic_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _dynamic_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     # transformers' dynamic NTK measures lengths against config.max_position_embeddings (not
     # original_max_position_embeddings): scale = factor * seq_len / max_position_embeddings - (factor - 1).
     return {
@@ -57,10 +57,10 @@ def _dynamic_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str
     }
 
 
-def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False, **_: Any) -> dict[str, Any]:
+def _yarn_params(cfg: ConfigReader, block: dict, where: str, *, nested: bool = False, **_: Any) -> dict[str, Any]:
     params: dict[str, Any] = {
         "factor": _param(block, "factor", where),
-        "original_max_position_embeddings": _original_length(cfg, block, where),
+        "original_max_position_embeddings": original_length(cfg, block, where),
     }
     # transformers: `rope_parameters.get("beta_fast") or 32`, `... or 1`, truncate defaults to True
     for name, default in (("beta_fast", 32.0), ("beta_slow", 1.0)):
@@ -90,17 +90,17 @@ def _yarn_params(cfg: _Config, block: dict, where: str, *, nested: bool = False,
     return params
 
 
-def _llama3_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _llama3_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     return {
         "factor": _param(block, "factor", where),
         "low_freq_factor": _param(block, "low_freq_factor", where),
         "high_freq_factor": _param(block, "high_freq_factor", where),
-        "original_max_position_embeddings": _original_length(cfg, block, where),
+        "original_max_position_embeddings": original_length(cfg, block, where),
     }
 
 
-def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: bool = False, **_: Any) -> dict[str, Any]:
-    original = _original_length(cfg, block, where, top_level_first=top_level_first)
+def _longrope_params(cfg: ConfigReader, block: dict, where: str, *, top_level_original: bool = False, **_: Any) -> dict[str, Any]:
+    original = original_length(cfg, block, where, top_level_original=top_level_original)
     params: dict[str, Any] = {
         "short_factor": tuple(_param(block, "short_factor", where)),
         "long_factor": tuple(_param(block, "long_factor", where)),
@@ -112,7 +112,7 @@ def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: 
         # transformers (_compute_longrope_parameters): factor = max_position_embeddings / original
         mpe = cfg.require("max_position_embeddings", f" (LongRoPE's factor is max_position_embeddings / "
                                                      f"original_max_position_embeddings when {where} has no factor)")
-        params["factor"] = _positive_int(mpe, "max_position_embeddings") / _positive_int(
+        params["factor"] = positive_int(mpe, "max_position_embeddings") / positive_int(
             original, "original_max_position_embeddings")
         cfg.record(f"{where}.factor", params["factor"], "transformers' LongRoPE rule",
                    rule="max_position_embeddings / original_max_position_embeddings")
@@ -121,14 +121,14 @@ def _longrope_params(cfg: _Config, block: dict, where: str, *, top_level_first: 
     return params
 
 
-def _proportional_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _proportional_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     # transformers: `rope_parameters.get("factor", 1.0)` divides every frequency
     if block.get("factor") is None:
         return {}
     return {"factor": block["factor"]}
 
 
-def _ntk_alpha_params(cfg: _Config, block: dict, where: str, **_: Any) -> dict[str, Any]:
+def _ntk_alpha_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     # Hunyuan: a "dynamic" block with a truthy alpha stretches the base to rope_theta * alpha**(d / (d - 2)),
     # d = config.head_dim, the same at every length. transformers' validation of "dynamic" still requires
     # factor, which this type never uses; without head_dim the code fails.
@@ -183,7 +183,7 @@ def _yarn_frequencies(dim: int, base: float, params: Mapping[str, Any],
     if params.get("beta_fast") is None or params.get("beta_fast") != params.get("beta_slow"):
         return scaled_frequencies("yarn", dim, base, **params)
     factor = float(params["factor"])
-    keep = yarn_ramp(dim, base, _positive_int(params["original_max_position_embeddings"], "original_max_position_embeddings"),
+    keep = yarn_ramp(dim, base, positive_int(params["original_max_position_embeddings"], "original_max_position_embeddings"),
                      params["beta_fast"], params["beta_slow"], params.get("truncate", True))
     theta = frequencies(dim, base)
     # the attention factor does not depend on the betas: take it from the standard method
@@ -229,7 +229,7 @@ class RopeType:
     name : str
         The ``rope_type`` (key in :data:`ROPE_TYPES`; :attr:`RopeSpec.rope_type`).
     read : callable
-        ``read(cfg, block, where, *, top_level_first=False, nested=False) -> params``: the
+        ``read(cfg, block, where, *, top_level_original=False, nested=False) -> params``: the
         parameters of ``frequencies`` from a config's RoPE ``block`` (named ``where`` in messages).
     frequencies : callable
         ``frequencies(dim, base, params, rotating_pairs=None) -> (inv_freq, attention_factor)``,
@@ -241,6 +241,17 @@ class RopeType:
     retyped_only : bool
         A config never states it: a family's ``retype`` reaches it (Hunyuan's ``"dynamic"`` with
         ``alpha``), and a config that names it is refused, as transformers' validation refuses it.
+    loaded_seq_len : str or None
+        For a length-dependent type, the parameter holding the length its frequencies are built
+        for once the model is loaded (dynamic NTK: ``original_max_position_embeddings``, filled
+        from ``max_position_embeddings``, where it is plain RoPE): the spec's frequencies when no
+        ``seq_len`` is given. That parameter then says nothing of the trained context.
+    older_transformers : str
+        What a transformers 4 release from before the type existed does with a config that
+        states it ("" where every release reads it).
+    llama_cpp_name : str or None
+        The name llama.cpp writes in a GGUF's ``{arch}.rope.scaling.type`` for this type (None:
+        llama.cpp writes no such type or this reader does not map it).
     """
 
     name: str
@@ -249,15 +260,23 @@ class RopeType:
     summary: str
     depends_on_length: bool = False
     retyped_only: bool = False
+    loaded_seq_len: str | None = None
+    older_transformers: str = ""
+    llama_cpp_name: str | None = None
 
 
-#: Every ``rope_type`` :func:`~rope_edu.models.rope_spec` reads, in transformers' order, then ours.
+#: Every ``rope_type`` :func:`~rope_edu.models.rope_spec` reads: ``default``, the six of
+#: transformers' ``ROPE_INIT_FUNCTIONS`` (in the order the book meets them: ``llama3`` before
+#: ``longrope``, unlike transformers 5), then ``ntk_alpha``, which only a family's ``retype`` reaches.
 ROPE_TYPES: dict[str, RopeType] = {t.name: t for t in (
     RopeType("default", _default_params, _default_frequencies, METHODS["default"].summary),
-    RopeType("linear", _linear_params, _linear_frequencies, METHODS["linear"].summary),
-    RopeType("dynamic", _dynamic_params, _dynamic_frequencies, METHODS["dynamic"].summary, depends_on_length=True),
-    RopeType("yarn", _yarn_params, _yarn_frequencies, METHODS["yarn"].summary),
-    RopeType("llama3", _llama3_params, _llama3_frequencies, METHODS["llama3"].summary),
+    RopeType("linear", _linear_params, _linear_frequencies, METHODS["linear"].summary, llama_cpp_name="linear"),
+    RopeType("dynamic", _dynamic_params, _dynamic_frequencies, METHODS["dynamic"].summary, depends_on_length=True,
+             loaded_seq_len="original_max_position_embeddings"),
+    RopeType("yarn", _yarn_params, _yarn_frequencies, METHODS["yarn"].summary, llama_cpp_name="yarn"),
+    RopeType("llama3", _llama3_params, _llama3_frequencies, METHODS["llama3"].summary,
+             older_transformers="transformers before 4.43 refuses to load this config (\"rope_scaling must be a "
+                                "dictionary with two fields, type and factor\"): upgrade it"),
     RopeType("longrope", _longrope_params, _longrope_frequencies, METHODS["longrope"].summary, depends_on_length=True),
     RopeType("proportional", _proportional_params, _proportional_frequencies,
              "Gemma 4's global layers: the first partial_rotary_factor of the pairs turn at frequencies over "
@@ -271,18 +290,18 @@ ROPE_TYPES: dict[str, RopeType] = {t.name: t for t in (
 # --- reading a layer's RoPE block -------------------------------------------------------------------
 
 
-def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), default_theta: float | None = _HF_THETA,
+def read_rope(cfg: ConfigReader, *, theta_keys: Sequence[str] = ("rope_theta",), default_theta: float | None = HF_THETA,
                theta_source: str = "transformers' default_theta", block: dict | None = None, where: str | None = None,
                rename: Mapping[str, str] | None = None, allowed: Sequence[str] | None = None,
                top_level_original: bool = False, nested: bool = False,
-               retype: Mapping[str, tuple[str, str]] | None = None, note: str = "") -> _Rope:
+               retype: Mapping[str, tuple[str, str]] | None = None, note: str = "") -> RopeBlock:
     """The base, ``rope_type`` and parameters of one layer type's RoPE ``block`` (default: the config's
-    ``rope_parameters`` or ``rope_scaling``, :func:`~.config._rope_block`), read by its type's entry
+    ``rope_parameters`` or ``rope_scaling``, :func:`~.config.rope_block`), read by its type's entry
     of :data:`ROPE_TYPES`. ``rename``, ``retype``, ``allowed`` and ``note`` are the family's
     (:class:`~.family.Family`); a type outside ``allowed`` (default: every type a config may state)
     is refused, naming the valid ones."""
     if block is None:
-        block, where = _rope_block(cfg)
+        block, where = rope_block(cfg)
     assert where is not None
     base = _theta(cfg, block, where, theta_keys, default_theta, theta_source)
     if block.get("rope_type") is None:
@@ -305,7 +324,7 @@ def _read_rope(cfg: _Config, *, theta_keys: Sequence[str] = ("rope_theta",), def
             f"unknown {where}.rope_type {rope_type!r} for model_type {cfg.model_type!r}; "
             f"expected one of {', '.join(repr(v) for v in valid)}" + (f" ({note})" if note else "")
         )
-    params = ROPE_TYPES[rope_type].read(cfg, block, where, top_level_first=top_level_original, nested=nested)
-    return _Rope(base, rope_type, params, where, dict(block))
+    params = ROPE_TYPES[rope_type].read(cfg, block, where, top_level_original=top_level_original, nested=nested)
+    return RopeBlock(base, rope_type, params, where, dict(block))
 
 

@@ -20,10 +20,10 @@ from .._checks import as_real_array, check_choice, check_int, finite_float64, fl
 from ..attention import power_scale
 from ..multidim import apply_mrope
 from ..rope import LAYOUTS, apply_rope, layout_permutation
-from .config import _Config, _Rope
+from .config import Default, ConfigReader, RopeBlock
 from .family import QK_NORM
 from .reader import _read_family
-from .registry import _FLAT_WRAPPERS, _WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
+from .registry import FLAT_WRAPPERS, WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
 from .rope_types import ROPE_TYPES
 
 
@@ -76,8 +76,10 @@ class RopeSpec:
         How the frequencies are scaled, by transformers' name: a key of
         :data:`~rope_edu.models.rope_types.ROPE_TYPES` (``"default"``: not scaled). Its old name
         ``scaling`` still reads it, with a ``DeprecationWarning``.
-    scaling_params : mapping
-        The ``rope_type``'s parameters (``seq_len`` excluded: :meth:`apply` computes it).
+    rope_params : mapping
+        The ``rope_type``'s parameters (``seq_len`` excluded: :meth:`apply` computes it). Its old
+        name ``scaling_params`` still reads it (deprecated, without a warning while chapters
+        still read it).
     attention_factor : float
         Multiplies cos and sin, so rotated queries and keys (logits of the rotated part times its square).
     softmax_scale_factor : float
@@ -98,7 +100,12 @@ class RopeSpec:
     max_positions : int or None
         GPT-J: its cos/sin table covers positions ``0 .. max_positions - 1`` only.
     defaults : tuple of str
-        Fields the configuration left out, filled with the default ``transformers`` documents.
+        Fields the configuration left out, filled with the default ``transformers`` documents (and
+        stated fields the family's code does not read), one line each: ``str`` of the records in
+        ``default_records``.
+    default_records : tuple of Default
+        The same, as records (:class:`~rope_edu.models.config.Default`: ``field``, ``value``,
+        ``source``, ``kind``, ``rule``): read these rather than parse the lines.
     mrope_section, mrope_assignment : tuple of 3 ints or None, str or None
         M-RoPE families (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): pairs given to (time, height, width) and how
         (:data:`rope_edu.multidim.MROPE_ASSIGNMENTS`); :meth:`apply` then takes 3-D positions.
@@ -133,7 +140,7 @@ class RopeSpec:
     output_layout: str
     base: float
     rope_type: str
-    scaling_params: Mapping[str, Any] = field(hash=False)
+    rope_params: Mapping[str, Any] = field(hash=False)
     attention_factor: float
     softmax_scale_factor: float = 1.0
     uses_rope: bool = True
@@ -151,6 +158,7 @@ class RopeSpec:
     query_scale: tuple[float, float] | None = None
     query_power: tuple[float, float] | None = None
     note: str = ""
+    default_records: tuple[Default, ...] = field(default=(), hash=False, compare=False)
 
     @property
     def scaling(self) -> str:
@@ -158,6 +166,12 @@ class RopeSpec:
         warnings.warn("RopeSpec.scaling is deprecated: read RopeSpec.rope_type (the same value, transformers' name)",
                       DeprecationWarning, stacklevel=2)
         return self.rope_type
+
+    @property
+    def scaling_params(self) -> Mapping[str, Any]:
+        """Deprecated: the old name of :attr:`rope_params` (no warning yet: chapters 5, 10 and 14
+        still read it, and a warning on stderr fails the book's build)."""
+        return self.rope_params
 
     # --- frequencies ---------------------------------------------------------------------------
 
@@ -171,19 +185,25 @@ class RopeSpec:
         """True when the frequencies change with the sequence length (dynamic NTK, LongRoPE)."""
         return ROPE_TYPES[self.rope_type].depends_on_length
 
+    @property
+    def loaded_seq_len(self) -> str | None:
+        """The parameter holding the length the frequencies are built for once loaded, when no
+        ``seq_len`` is given (dynamic NTK: ``original_max_position_embeddings``; else None)."""
+        return ROPE_TYPES[self.rope_type].loaded_seq_len
+
     def _frequencies(self, seq_len: int | None) -> tuple[np.ndarray, float]:
         if not self.uses_rope:
             raise ValueError(
                 f"this layer uses no RoPE (uses_rope is False: a NoPE layer of {self.family!r}); "
                 "it has no frequencies"
             )
-        params = dict(self.scaling_params)
+        params = dict(self.rope_params)
         if self.depends_on_length:
             if seq_len is not None:
                 seq_len = check_int(seq_len, "seq_len", 1)
-            elif self.rope_type == "dynamic":
-                # what transformers holds after loading: lengths up to max_position_embeddings, no change
-                seq_len = params["original_max_position_embeddings"]
+            elif self.loaded_seq_len is not None:
+                # what transformers holds after loading (dynamic NTK: its original length, no change)
+                seq_len = params[self.loaded_seq_len]
             params["seq_len"] = seq_len
         elif seq_len is not None:
             check_int(seq_len, "seq_len", 1)
@@ -359,7 +379,7 @@ class RopeSpec:
                 lines.append(f"  writes the rotated pairs back in {self.output_layout!r} order (queries and keys alike)")
             if r < self.head_dim:
                 lines.append(f"  {self.head_dim - r} coordinates pass through without position")
-            params = ", ".join(f"{k}={_short(v)}" for k, v in self.scaling_params.items())
+            params = ", ".join(f"{k}={_short(v)}" for k, v in self.rope_params.items())
             lines.append(f"  base {self.base:,.0f}; scaling {self.rope_type!r}" + (f": {params}" if params else ""))
             wl = self.wavelengths()
             wl = wl[np.isfinite(wl)]
@@ -418,6 +438,43 @@ def _mrope_text_rows(positions: Any, batch: int, seq: int) -> Any:
     return positions
 
 
+def unwrap(config: Any) -> dict[str, Any]:
+    """The language model's config: a multimodal wrapper's sub-config (:data:`WRAPPERS`: Gemma 3's
+    ``text_config``), with its inner ``model_type``; any other config as a dict of its own.
+
+    Parameters
+    ----------
+    config : mapping or transformers config object
+        A config as ``config.json`` states it.
+
+    Returns
+    -------
+    dict
+        A copy; a wrapper of :data:`FLAT_WRAPPERS` without its sub-config gives its own top-level
+        fields (where hub configs keep them).
+
+    Raises
+    ------
+    TypeError
+        ``config`` (or the wrapper's sub-config) is neither a dict nor a config object.
+    ValueError
+        A wrapper lacks its language model's sub-config (the message names the field).
+    """
+    data = _as_dict(config)
+    model_type = data.get("model_type")
+    if not isinstance(model_type, str) or model_type not in WRAPPERS:
+        return data
+    key, inner = WRAPPERS[model_type]
+    sub = data.get(key)
+    if sub is None and model_type in FLAT_WRAPPERS:
+        sub = {k: v for k, v in data.items() if k != "model_type"}
+    if sub is None:
+        raise ValueError(f"the {model_type!r} config is missing the field {key!r} (its language model)")
+    data = _as_dict(sub)
+    data.setdefault("model_type", inner)
+    return data
+
+
 def _as_dict(config: Any) -> dict[str, Any]:
     if isinstance(config, Mapping):
         return dict(config)
@@ -471,18 +528,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         differently (both values named); a rotated fraction that leaves an odd or zero number of
         dims; a per-layer family without ``layer_type``/``layer`` where its layers differ.
     """
-    data = _as_dict(config)
+    data = unwrap(config)
     model_type = data.get("model_type")
-    if model_type in _WRAPPERS:
-        key, inner = _WRAPPERS[model_type]
-        sub = data.get(key)
-        if sub is None and model_type in _FLAT_WRAPPERS:
-            sub = {k: v for k, v in data.items() if k != "model_type"}
-        if sub is None:
-            raise ValueError(f"the {model_type!r} config is missing the field {key!r} (its language model)")
-        data = _as_dict(sub)
-        data.setdefault("model_type", inner)
-        model_type = data["model_type"]
     if model_type is None:
         raise ValueError("the config is missing the field 'model_type' (which family it is, as in config.json)")
     if isinstance(model_type, str) and model_type in UNSUPPORTED:
@@ -492,9 +539,9 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         raise ValueError(f"unknown model_type {model_type!r}: rope_spec has no data for this family "
                          f"(its layout, rotated dims and layer rules); supported: {supported}")
     family = FAMILIES[MODEL_TYPES[model_type]]
-    cfg = _Config(data, model_type, family)
+    cfg = ConfigReader(data, model_type, family)
     parts = family.read(cfg, layer_type, layer) if family.read else _read_family(family, cfg, layer_type, layer)
-    rope: _Rope = parts.pop("rope")
+    rope: RopeBlock = parts.pop("rope")
     head_dim, rotary_dim = parts["head_dim"], parts["rotary_dim"]
     offset = parts.setdefault("rotary_offset", 0)
     parts.setdefault("output_layout", parts["layout"])
@@ -505,7 +552,8 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
     spec_params = MappingProxyType(dict(rope.params))
     # the frequencies and attention factor as the model holds them after loading (checks every value;
     # dynamic NTK at its own original length is plain RoPE)
-    extra = {"seq_len": rope.params["original_max_position_embeddings"]} if rope.rope_type == "dynamic" else {}
+    loaded = ROPE_TYPES[rope.rope_type].loaded_seq_len
+    extra = {"seq_len": rope.params[loaded]} if loaded is not None else {}
     _, attention_factor = ROPE_TYPES[rope.rope_type].frequencies(rotary_dim, rope.base, {**rope.params, **extra},
                                                                parts.get("rotating_pairs"))
     return RopeSpec(
@@ -513,8 +561,9 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
         model_type=model_type,
         base=rope.base,
         rope_type=rope.rope_type,
-        scaling_params=spec_params,
+        rope_params=spec_params,
         attention_factor=float(attention_factor),
         defaults=tuple(cfg.defaults),
+        default_records=tuple(cfg.records),
         **parts,
     )

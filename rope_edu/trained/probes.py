@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_choice, check_int
+from .._checks import as_real_array, check_choice, check_int
 from ..llama import LlamaWeights, llama_forward, token_log_likelihoods
 from ..rope import LAYOUTS
 
@@ -121,7 +121,9 @@ def pair_norms(x: Any, layout: str = "half") -> np.ndarray:
         ``mean_t sqrt(x[t, a_i]**2 + x[t, b_i]**2)``; pair ``i`` turns at frequency
         ``base**(-2i/head_dim)`` (pair 0 is the fastest).
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = as_real_array(x, "x", min_ndim=2).astype(np.float64, copy=False)
+    if x.shape[-1] % 2:
+        raise ValueError(f"x's last axis (head_dim) must be even (pairs of coordinates), got {x.shape[-1]}")
     layout = check_choice(layout, LAYOUTS, "layout")
     a, b = LAYOUTS[layout].pairs(x.shape[-1])
     return np.sqrt(x[..., a] ** 2 + x[..., b] ** 2).mean(axis=-2)
@@ -144,7 +146,7 @@ def head_positional_stats(attention: Any, *, local: int = 4) -> dict[str, np.nda
         (distance 1); ``"local"``, the weight on distances 1 to ``local``; ``"self"``, on the
         query's own token; ``"first"``, on token 0 (the "attention sink").
     """
-    a = np.asarray(attention, dtype=np.float64)
+    a = as_real_array(attention, "attention", min_ndim=2).astype(np.float64, copy=False)
     local = check_int(local, "local", minimum=1)
     s = a.shape[-1]
     if s < 2 or a.shape[-2] != s:
@@ -173,7 +175,9 @@ def attention_by_distance(attention: Any, *, skip_first: bool = True) -> np.ndar
         ``out[..., δ]`` is the mean of ``attention[..., t, t - δ]`` over ``t >= δ`` (``t - δ >= 1``
         with ``skip_first``); NaN where no query reaches ``δ``.
     """
-    a = np.asarray(attention, dtype=np.float64)
+    a = as_real_array(attention, "attention", min_ndim=2).astype(np.float64, copy=False)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"attention must be square in its last two axes (queries, keys), got shape {a.shape}")
     s = a.shape[-1]
     out = np.full(a.shape[:-2] + (s,), np.nan)
     lo = 1 if skip_first else 0

@@ -4,9 +4,9 @@ Import a submodule to use it, e.g. ``from rope_edu.widgets import rotation2d; ro
 """
 
 from ._core import (
-    COLORMAPS, JS_DIR, STATIC_ENV, Control, Figure, Placeholder, bundle, placeholders, replace_placeholders, snap_zero,
+    COLORMAPS, JS_DIR, NOSCRIPT, STATIC_ENV, Control, Figure, Placeholder, bundle, placeholders, replace_placeholders, snap_zero,
     static_mode, static_modules,
 )
 
-__all__ = ["COLORMAPS", "JS_DIR", "STATIC_ENV", "Control", "Figure", "Placeholder", "bundle", "placeholders",
+__all__ = ["COLORMAPS", "JS_DIR", "NOSCRIPT", "STATIC_ENV", "Control", "Figure", "Placeholder", "bundle", "placeholders",
            "replace_placeholders", "snap_zero", "static_mode", "static_modules"]

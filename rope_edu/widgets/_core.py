@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -120,6 +120,12 @@ def _number_option(options: Sequence[str], value: Any) -> str | None:
 _KINDS = ("range", "select", "checkbox")
 
 
+def _stops(values: Sequence[float]) -> str:
+    """A slider's stops, shortened for an error message."""
+    shown = [str(v) for v in values]
+    return "[" + ", ".join(shown if len(shown) <= 12 else shown[:6] + ["..."] + shown[-3:]) + "]"
+
+
 @dataclass(frozen=True)
 class Control:
     """One control of a figure; the browser builds it from :meth:`spec`.
@@ -166,6 +172,13 @@ class Control:
     values: Sequence[float] = ()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.label, str):
+            raise TypeError(f"Control {self.name!r}: label must be a string (its <label>), got {self.label!r}")
+        if isinstance(self.digits, bool) or not isinstance(self.digits, numbers.Integral) or self.digits < 0:
+            raise ValueError(f"Control {self.name!r}: digits must be an integer >= 0 (decimals shown), "
+                             f"got {self.digits!r}")
+        if isinstance(self.labels, str):
+            raise TypeError(f"Control {self.name!r}: labels must be a sequence of strings, got the string {self.labels!r}")
         object.__setattr__(self, "labels", tuple(self.labels))
         if self.labels and (self.kind != "select" or len(self.labels) != len(tuple(self.options))
                             or not all(isinstance(x, str) for x in self.labels)):
@@ -195,8 +208,11 @@ class Control:
             raise TypeError(f"Control {self.name!r}: options must be strings (a <select> holds strings), got {list(self.options)}")
         if self.kind == "range":
             for attr in ("min", "max", "step"):
-                if not isinstance(getattr(self, attr), numbers.Real):
+                if isinstance(getattr(self, attr), bool) or not isinstance(getattr(self, attr), numbers.Real):
                     raise ValueError(f"Control {self.name!r}: a range needs a numeric {attr}")
+            if isinstance(self.value, (bool, np.bool_)) or not isinstance(self.value, numbers.Real):
+                raise TypeError(f"Control {self.name!r}: a slider's value must be a real number, "
+                                f"got {self.value!r} of type {type(self.value).__name__}")
             lo, hi, step = self.bounds
             if not (lo <= self.value <= hi) or step <= 0:
                 raise ValueError(
@@ -239,6 +255,8 @@ class Control:
         lo, hi, _ = self.bounds
         if not (lo <= float(value) <= hi):
             raise ValueError(f"{self.name} must lie in [{self.min}, {self.max}] (the slider's range), got {value}")
+        if self.values and float(value) not in self.values:
+            raise ValueError(f"{self.name} must be one of the slider's stops {_stops(self.values)}, got {value}")
         return int(float(value)) if self.integer else float(value)
 
     def spec(self) -> dict[str, Any]:
@@ -348,6 +366,13 @@ def _css() -> str:
     return (JS_DIR / "figures.css").read_text(encoding="utf-8")
 
 
+#: The live widget's synced traits besides its controls, and their kinds: what
+#: :meth:`Figure._payload` sends (all but ``_messages``, the page's catalog) and ``loader.js``
+#: hands to a figure's ``render`` under the same names.
+TRAITS: dict[str, str] = {"_name": "unicode", "_title": "unicode", "_controls": "list", "_data": "dict",
+                          "_defaults": "dict", "_messages": "dict"}
+
+
 @lru_cache(maxsize=None)
 def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
     """An anywidget class for figure ``name``: one synced trait per control."""
@@ -364,16 +389,9 @@ def _widget_class(name: str, controls: tuple[Control, ...]) -> type:
             traits[c.name] = traitlets.Int(int(c.value)).tag(sync=True)
         else:
             traits[c.name] = traitlets.Float(float(c.value)).tag(sync=True)
-    traits.update(
-        _esm=bundle(name),
-        _css=_css(),
-        _name=traitlets.Unicode(name).tag(sync=True),
-        _title=traitlets.Unicode("").tag(sync=True),
-        _controls=traitlets.List().tag(sync=True),
-        _data=traitlets.Dict().tag(sync=True),
-        _defaults=traitlets.Dict().tag(sync=True),
-        _messages=traitlets.Dict().tag(sync=True),
-    )
+    kinds = {"unicode": traitlets.Unicode, "list": traitlets.List, "dict": traitlets.Dict}
+    traits.update({trait: kinds[kind]().tag(sync=True) for trait, kind in TRAITS.items()})
+    traits.update(_esm=bundle(name), _css=_css())
     return type(f"{name.title().replace('_', '')}Figure", (anywidget.AnyWidget,), traits)
 
 
@@ -406,6 +424,21 @@ class Figure:
     title: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"Figure name must be the name of a module js/<name>.js (an identifier), "
+                             f"got {self.name!r}")
+        if not (JS_DIR / f"{self.name}.js").is_file():
+            raise ValueError(f"Figure name {self.name!r}: no figure module {self.name}.js in {JS_DIR}")
+        if isinstance(self.controls, (str, Control)) or not isinstance(self.controls, Iterable):
+            raise TypeError(f"figure {self.name!r}: controls must be a sequence of Control, got {self.controls!r}")
+        bad = [c for c in self.controls if not isinstance(c, Control)]
+        if bad:
+            raise TypeError(f"figure {self.name!r}: controls must be Control objects, got {bad!r}")
+        for attr in ("data", "readouts"):
+            if getattr(self, attr) is not None and not callable(getattr(self, attr)):
+                raise TypeError(f"figure {self.name!r}: {attr} must be a function or None, got {getattr(self, attr)!r}")
+        if not isinstance(self.title, str):
+            raise TypeError(f"figure {self.name!r}: title must be a string (its aria-label), got {self.title!r}")
         names = [c.name for c in self.controls]
         if len(set(names)) != len(names):
             raise ValueError(f"figure {self.name!r}: control names must be unique, got {names}")

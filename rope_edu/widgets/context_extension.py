@@ -23,6 +23,7 @@ import numpy as np
 
 from .._checks import check_choice, check_dim
 from ..rope import apply_rope, frequencies
+from ..scaling import METHODS as SCALING_METHODS
 from ..scaling import (
     _factor, _length, beyond_trained_angles, dynamic_scale, frequency_ratio, llama3_ramp, rotations,
     scaled_frequencies, yarn_ramp,
@@ -66,14 +67,7 @@ METHOD_PARAMS: dict[str, Callable[[float, int], dict[str, Any]]] = {
 }
 
 #: Names shown in the figure's title and legend (the drop-down lists the keys, as `state` takes them).
-LABELS: dict[str, str] = {
-    "default": "plain RoPE",
-    "linear": "Position Interpolation",
-    "ntk": "NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3.1",
-}
+LABELS: dict[str, str] = {name: SCALING_METHODS[name].label for name in METHOD_PARAMS}
 
 
 def method_params(method: str, factor: float, original: int) -> dict[str, Any]:

@@ -60,7 +60,7 @@ def model_data(name: str) -> dict[str, Any]:
     if spec.depends_on_length:
         if spec.rope_type != "longrope":  # dynamic NTK changes continuously: not a two-list switch
             raise ValueError(f"{name}: the figure draws LongRoPE's two factor lists only, not {spec.rope_type!r}")
-        switch = int(spec.scaling_params["original_max_position_embeddings"])
+        switch = int(spec.rope_params["original_max_position_embeddings"])
         long = spec.wavelengths(seq_len=switch + 1)
     return {
         "head_dim": spec.head_dim,

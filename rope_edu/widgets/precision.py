@@ -65,7 +65,7 @@ def _angles_low_and_exact(
     dtype = check_choice(dtype, DTYPES, "dtype")
     pos = check_positions(positions, np.shape(positions))
     exact_inv = frequencies(dim, base)
-    used = exact_inv if inv_freq is None else torch_rope._check_inv_freq(inv_freq, dim)
+    used = exact_inv if inv_freq is None else torch_rope.check_inv_freq_tensor(inv_freq, dim)
     low = torch_rope.rope_angles(pos, used, dtype=DTYPES[dtype]).double().numpy()
     return low, rope_angles(pos, exact_inv)
 

@@ -24,20 +24,17 @@ import numpy as np
 
 from .._checks import check_choice, check_int
 from ..trained import CONTEXT_CACHES, context_results, load_results, retrieval_summary, window_perplexity
+from ..scaling import METHODS as SCALING_METHODS
 from ._core import Control, Figure
 
 __all__ = ["METHODS", "FACTORS", "WINDOW", "MAX_START", "DEPTHS", "LENGTHS", "window_start", "series", "retrieval",
            "readouts", "data", "CONTROLS", "DEMO"]
 
-#: The methods, as (check box name, the cache's and the book's plain name).
-METHODS: tuple[tuple[str, str], ...] = (
-    ("plain", "plain RoPE"),
-    ("pi", "Position Interpolation"),
-    ("ntk", "NTK-aware"),
-    ("dynamic", "dynamic NTK"),
-    ("yarn", "YaRN"),
-    ("llama3", "Llama 3.1"),
-)
+#: The methods, as (check box name, the cache's and the book's plain name: the method's label).
+METHODS: tuple[tuple[str, str], ...] = tuple(
+    (box, SCALING_METHODS[name].label)
+    for box, name in (("plain", "default"), ("pi", "linear"), ("ntk", "ntk"), ("dynamic", "dynamic"),
+                      ("yarn", "yarn"), ("llama3", "llama3")))
 #: Scale factors with a cached run (the drop-down's options).
 FACTORS: tuple[str, ...] = tuple(str(f) for f in CONTEXT_CACHES)
 #: Tokens per plotted point.
