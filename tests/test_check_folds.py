@@ -194,3 +194,15 @@ def test_each_verdict_speaks_the_editions_language():
     assert check_folds.verdict_html("checked: a < b; exact", "zh_CN", {}) == '已检查：<span lang="en">a &lt; b</span>；完全相等'
     assert check_folds.verdict_html("checked: a < b; exact", "en") == "checked: a &lt; b; exact"
     assert check_folds.split_verdict("not a verdict") == (None, "")
+
+
+def test_chinese_caption_is_cut_between_words_never_inside_a_number():
+    from check_folds import _width, clip_zh
+
+    assert clip_zh("短标题") == "短标题"
+    for text in ("128 维头上的 NTK-alpha（底数 10 000）与 YaRN 的频率比，按维度对排列，另有说明",
+                 "SmolLM2-135M，4-bit（d = 64，b = 100,000），Hamlet 的 256 个词元：查询和键的权重"):
+        cut = clip_zh(text)
+        assert cut.endswith("…") and _width(cut) <= 48 and text.startswith(cut[:-1])
+        assert not re.search(r"\d…|\d \d{0,2}…", cut), cut   # 10 000 and 100,000 whole
+    assert _width("底数 10") == 7
