@@ -43,12 +43,12 @@ class check_item(nodes.General, nodes.Element):
 
 def group_label(checks: int, outputs: int, plots: int, language: str | None = "en") -> str:
     """The fold's one line: "6 checks and the code of 2 figures in this section" (in Chinese on
-    the Chinese edition: "本节 6 项检查和 2 张图的代码")."""
+    the Chinese edition: "本节：6 项检查和 2 张图的代码", "本节：生成 1 项输出的代码")."""
     if (language or "en").startswith("zh"):
         parts = [f"{checks} 项检查"] if checks else []
         if outputs:
-            parts.append(f"{outputs} {'张图' if plots == outputs else '项输出'}的代码")
-        return "本节 " + "和 ".join(parts)
+            parts.append(f"{outputs} 张图的代码" if plots == outputs else f"生成 {outputs} 项输出的代码")
+        return "本节：" + "和".join(parts)
     parts = [f"{checks} check{'s' if checks != 1 else ''}"] if checks else []
     if outputs:
         parts.append(f"the code of {outputs} {'figure' if plots == outputs else 'output'}{'s' if outputs != 1 else ''}")
