@@ -290,7 +290,7 @@ def _parts(text: str) -> dict[str, list[str]]:
     rest = _LINK.sub(" ", rest)
     # a month is a number in Chinese (March 2021 -> 2021 年 3 月)
     rest = _MONTH.sub(lambda m: f" {_MONTHS.index(m.group(0)) + 1} ", rest)
-    numbers = [n.replace(",", "") for n in _NUMBER.findall(rest)]
+    numbers = [n.replace(",", "").lstrip("0") or "0" for n in _NUMBER.findall(rest)]   # 2026-08-30: 8
     return {"roles": sorted(roles), "maths": sorted(maths), "code spans": sorted(code),
             "link targets": sorted(links), "numbers": sorted(numbers)}
 

@@ -488,3 +488,4 @@ def test_markup_problems_lists_escapes_bold_and_half_width_punctuation():
     assert tool.problems("shift test, 500 samples: none 0", "平移测试,500 个样例:无 0")
     assert tool.problems("shift test, 500 samples: none 0", "平移测试，500 个样例：无 0") == []
     assert tool.problems("at $(0.5, 1)$ and `f(a,b)`", "在 $(0.5, 1)$ 处和`f(a,b)`中") == []
+    assert tool.problems("merged 2026-08-30", "2026 年 8 月 30 日合并") == []   # a date's numbers, unpadded
