@@ -16,6 +16,7 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: (hreflang, name shown to readers, folder under the English site)
 EDITIONS = (("en", "English", ""), ("zh-CN", "中文", "zh/"))
@@ -459,13 +460,17 @@ def chinese_solution_title(title: nodes.title) -> None:
     title += nodes.Text(f" 的{word}")
 
 
-def _chinese_solution_titles(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Once sphinx-exercise resolved its solutions' titles: :func:`chinese_solution_title`."""
-    if not (app.config.language or "").startswith("zh"):
-        return
-    for node in doctree.findall(nodes.Element):
-        if type(node).__name__ == "solution_node" and node.children and isinstance(node[0], nodes.title):
-            chinese_solution_title(node[0])
+class _ChineseSolutionTitles(SphinxPostTransform):
+    """After sphinx-exercise resolved its solutions' titles (priority 21): :func:`chinese_solution_title`."""
+
+    default_priority = 25
+
+    def run(self, **kwargs) -> None:
+        if not (self.config.language or "").startswith("zh"):
+            return
+        for node in self.document.findall(nodes.Element):
+            if type(node).__name__ == "solution_node" and node.children and isinstance(node[0], nodes.title):
+                chinese_solution_title(node[0])
 
 
 def setup(app: Sphinx) -> dict:
@@ -474,6 +479,7 @@ def setup(app: Sphinx) -> dict:
     if hasattr(i18n, "_NodeUpdater") and hasattr(i18n._NodeUpdater, "update_pending_xrefs"):
         i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
     _index_terms_inside_terms()
+    app.add_post_transform(_ChineseSolutionTitles)
     app.add_transform(_KeepHeadingSlugs)
     app.add_transform(_RestoreHeadingSlugs)
     app.add_transform(_OutputTexts)
@@ -481,7 +487,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _add_link_font)
     app.connect("build-finished", _write_link_font)
     app.connect("doctree-resolved", _keep_punctuation_with_maths)
-    app.connect("doctree-resolved", _chinese_solution_titles)
     app.connect("build-finished", _switch_generated_pages)
     # before Sphinx's own doctree-read handlers (the toctree collector) read the toctrees
     app.connect("doctree-read", _translate_captions, priority=100)
