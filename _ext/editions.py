@@ -16,7 +16,6 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
-from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: (hreflang, name shown to readers, folder under the English site)
 EDITIONS = (("en", "English", ""), ("zh-CN", "中文", "zh/"))
@@ -444,42 +443,12 @@ def _one_document(app: Sphinx, doctree) -> None:
             node._document = doctree
 
 
-def chinese_solution_title(title: nodes.title) -> None:
-    """sphinx-exercise titles a solution "Solution to" + a link "Exercise 3.1"; in Chinese that reads
-    解答 练习 3.1. Chinese puts the exercise first: the link 练习 3.1, then 的解答."""
-    texts = [c for c in title.children if isinstance(c, nodes.Text)]
-    links = [c for c in title.children if isinstance(c, nodes.reference)]
-    if len(texts) != 1 or len(links) != 1 or title.children[0] is not texts[0]:
-        return
-    word = texts[0].astext().strip()
-    link = links[0]
-    first = next((c for c in link.children if isinstance(c, nodes.Text)), None)
-    if first is not None:
-        link.replace(first, nodes.Text(first.astext().lstrip()))
-    title.remove(texts[0])
-    title += nodes.Text(f" 的{word}")
-
-
-class _ChineseSolutionTitles(SphinxPostTransform):
-    """After sphinx-exercise resolved its solutions' titles (priority 21): :func:`chinese_solution_title`."""
-
-    default_priority = 25
-
-    def run(self, **kwargs) -> None:
-        if not (self.config.language or "").startswith("zh"):
-            return
-        for node in self.document.findall(nodes.Element):
-            if type(node).__name__ == "solution_node" and node.children and isinstance(node[0], nodes.title):
-                chinese_solution_title(node[0])
-
-
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
     if hasattr(i18n, "_NodeUpdater") and hasattr(i18n._NodeUpdater, "update_pending_xrefs"):
         i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
     _index_terms_inside_terms()
-    app.add_post_transform(_ChineseSolutionTitles)
     app.add_transform(_KeepHeadingSlugs)
     app.add_transform(_RestoreHeadingSlugs)
     app.add_transform(_OutputTexts)

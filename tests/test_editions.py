@@ -500,14 +500,3 @@ def test_the_gate_reads_a_month_as_its_number():
     assert i18n.problems("in March 2021 and April 2021", "2021 年 3 月和 2021 年 4 月") == []
     assert i18n.problems("in March 2021", "2021 年三月") != []
     assert i18n.problems("you May 2 go", "你 2 可以走") == []
-
-
-def test_chinese_solution_title_puts_the_exercise_first():
-    from docutils import nodes
-
-    title = nodes.title("", "", nodes.Text("解答"), nodes.reference("", "", nodes.Text(" 练习 3.1"), refuri="#ex"))
-    editions.chinese_solution_title(title)
-    assert title.astext() == "练习 3.1 的解答" and isinstance(title[0], nodes.reference)
-    plain = nodes.title("", "", nodes.Text("解答"))   # solution_follow_exercise: nothing to reorder
-    editions.chinese_solution_title(plain)
-    assert plain.astext() == "解答"
