@@ -19,6 +19,7 @@ reader notebooks are untouched.
 from __future__ import annotations
 
 import re
+import unicodedata
 from html import escape
 from pathlib import Path
 
@@ -43,12 +44,12 @@ class check_item(nodes.General, nodes.Element):
 
 def group_label(checks: int, outputs: int, plots: int, language: str | None = "en") -> str:
     """The fold's one line: "6 checks and the code of 2 figures in this section" (in Chinese on
-    the Chinese edition: "本节 6 项检查和 2 张图的代码")."""
+    the Chinese edition: "本节：6 项检查和 2 张图的代码", "本节：生成 1 项输出的代码")."""
     if is_chinese(language):
         parts = [f"{checks} 项检查"] if checks else []
         if outputs:
-            parts.append(f"{outputs} {'张图' if plots == outputs else '项输出'}的代码")
-        return "本节 " + "和 ".join(parts)
+            parts.append(f"{outputs} 张图的代码" if plots == outputs else f"生成 {outputs} 项输出的代码")
+        return "本节：" + "和".join(parts)
     parts = [f"{checks} check{'s' if checks != 1 else ''}"] if checks else []
     if outputs:
         parts.append(f"the code of {outputs} {'figure' if plots == outputs else 'output'}{'s' if outputs != 1 else ''}")
@@ -148,6 +149,36 @@ LABELS = {
 }
 
 
+#: The atoms a Chinese caption is never cut inside: a number with its digit groups ("10 000", "1,024",
+#: "0.5"), a Latin word or name ("SmolLM2-135M", "4-bit"); any other character is an atom of its own.
+_ATOM = re.compile(r"\d+(?: \d{3})+(?!\d)|[A-Za-z0-9]+(?:[.,\-_/+^×'][A-Za-z0-9]+)*|.", re.S)
+_BREAK_AFTER = set("，。；：、）」』！？,;:)")
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes: two for a wide (East Asian) character, one for any other."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def clip_zh(text: str, width: int = 48) -> str:
+    """``text`` if it fits ``width`` columns, else its longest head that does (with "…"), cut after a
+    punctuation mark when one falls in the second half, else between two atoms (:data:`_ATOM`):
+    never inside a number or a Latin word."""
+    if _width(text) <= width:
+        return text
+    head, used, cuts = "", 0, []
+    for atom in _ATOM.findall(text):
+        used += _width(atom)
+        if used > width - 1:   # room for the …
+            break
+        head += atom
+        cuts.append((len(head), atom[-1] in _BREAK_AFTER))
+    if not cuts:
+        return "…"
+    at = next((n for n, punct in reversed(cuts) if punct and _width(head[:n]) >= width // 2), cuts[-1][0])
+    return head[:at].rstrip(" ，；：、,;:") + "…"
+
+
 def _label(output: nodes.Element | None, language: str | None = "en") -> tuple[str, bool]:
     """What a folded cell's code makes (for its line in the fold), and whether it is a plot."""
     zh = is_chinese(language)
@@ -157,8 +188,8 @@ def _label(output: nodes.Element | None, language: str | None = "en") -> tuple[s
             caption = next(iter(fig.findall(nodes.caption)), None)
             if caption is not None:
                 text = caption.astext()
-                if zh:   # no spaces between words: the first 24 characters
-                    return captioned.format(text[:24] + ("…" if len(text) > 24 else "")), True
+                if zh:   # no spaces between words: what fits 48 columns, cut between words
+                    return captioned.format(clip_zh(text)), True
                 words = text.split()
                 return captioned.format(" ".join(words[:9]) + (" …" if len(words) > 9 else "")), True
         if next(iter(output.findall(nodes.image)), None) is not None:

@@ -290,21 +290,68 @@ def _parts(text: str) -> dict[str, list[str]]:
     rest = _LINK.sub(" ", rest)
     # a month is a number in Chinese (March 2021 -> 2021 年 3 月)
     rest = _MONTH.sub(lambda m: f" {_MONTHS.index(m.group(0)) + 1} ", rest)
-    numbers = [n.replace(",", "") for n in _NUMBER.findall(rest)]
+    numbers = [n.replace(",", "").lstrip("0") or "0" for n in _NUMBER.findall(rest)]   # 2026-08-30: 8
     return {"roles": sorted(roles), "maths": sorted(maths), "code spans": sorted(code),
             "link targets": sorted(links), "numbers": sorted(numbers)}
 
 
+# A message is parsed again as MyST; one that then is not a paragraph (a heading "6. 多模态…" read as a
+# list item) is dropped by Sphinx's Locale transform, which keeps the English: write "6\\. ".
+_BLOCK_START = re.compile(r"\s*(?:\d+[.)]\s|[-*+]\s|#{1,6}\s|>\s)")
+_STRONG = re.compile(r"(?<!\*)\*\*(?!\*)")
+
+
+def _punct(c: str) -> bool:
+    import unicodedata
+    return unicodedata.category(c)[0] in "PS"
+
+
+def _unclosed_strong(text: str) -> bool:
+    """Whether a ``**`` of ``text`` is no delimiter for CommonMark: a closing one after punctuation
+    (。, a code span's backtick) and before a letter (a Han character), or an opening one after a
+    letter and before punctuation. Those show as literal asterisks."""
+    inside = [m.span() for p in (_ROLE, _MATH, _CODE) for m in p.finditer(text)]
+    runs = [m.start() for m in _STRONG.finditer(text) if not any(a <= m.start() < b for a, b in inside)]
+    for k, i in enumerate(runs):
+        before, after = text[i - 1:i] or " ", text[i + 2:i + 3] or " "
+        if k % 2:   # closing: right-flanking
+            if _punct(before) and not (after.isspace() or _punct(after)):
+                return True
+        elif _punct(after) and not (before.isspace() or _punct(before)):   # opening: left-flanking
+            return True
+    return False
+# half-width , : ; ( ) next to a Chinese character, outside maths, code, roles and links
+_HALF_WIDTH = re.compile(f"(?<=[{HAN_RANGE}])[,:;()]|[,:;()](?=[{HAN_RANGE}])")
+
+
+def markup_problems(msgid: str, msgstr: str) -> list[str]:
+    """What in a Chinese translation reads wrongly once parsed or shown: a paragraph or heading that
+    starts like a list item or heading (its translation is dropped), a ``**`` after 。 before a Han
+    character (shown literally), half-width punctuation next to Chinese characters."""
+    out = []
+    if _BLOCK_START.match(msgstr) and msgstr != msgid:   # Sphinx keeps an unchanged message as it is
+        out.append(f"markup: {msgstr[:20]!r} starts like a list item or heading (escape it: 6\\. )")
+    if _unclosed_strong(msgstr) and not _unclosed_strong(msgid):
+        out.append("markup: a ** that CommonMark does not take as bold, shown as it is (a closing ** after 。 "
+                   "and before a Han character: put it before the 。)")
+    bad = _HALF_WIDTH.findall(_prose(msgstr))
+    if bad:
+        out.append(f"punctuation: half-width {''.join(sorted(set(bad)))} next to a Chinese character (use ，：；（）)")
+    return out
+
+
 def problems(msgid: str, msgstr: str) -> list[str]:
-    """How a translation differs from its English message in what must not change."""
+    """How a translation differs from its English message in what must not change, and what in it
+    reads wrongly (:func:`markup_problems`)."""
     if not msgstr:
         return []
     if _is_math(msgid):   # a display maths block: only the words inside its \text{} may change
         bare = lambda tex: re.sub(r"\s+", "", _TEXT.sub("", tex))  # noqa: E731
         if bare(msgid) != bare(msgstr):
             return [f"maths: {msgid.strip()[:60]!r} -> {msgstr.strip()[:60]!r} (outside \\text{{}})"]
+        return []
     a, b = _parts(msgid), _parts(msgstr)
-    return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in a if a[kind] != b[kind]]
+    return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in a if a[kind] != b[kind]] + markup_problems(msgid, msgstr)
 
 
 def check(root: Path, *, strict: bool = True) -> int:

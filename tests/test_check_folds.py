@@ -155,14 +155,14 @@ def test_the_fold_line_speaks_the_editions_language():
     assert check_folds.group_label(6, 0, 0) == "6 checks in this section"
     assert check_folds.group_label(1, 2, 2) == "1 check and the code of 2 figures in this section"
     assert check_folds.group_label(0, 1, 0) == "The code of 1 output in this section"
-    assert check_folds.group_label(6, 0, 0, "zh_CN") == "本节 6 项检查"
-    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节 3 项检查和 2 项输出的代码"
-    assert check_folds.group_label(0, 2, 2, "zh_CN") == "本节 2 张图的代码"
+    assert check_folds.group_label(6, 0, 0, "zh_CN") == "本节：6 项检查"
+    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节：3 项检查和生成 2 项输出的代码"
+    assert check_folds.group_label(0, 2, 2, "zh_CN") == "本节：2 张图的代码"
 
 
 def test_each_folded_cells_line_speaks_the_editions_language():
     """Inside the fold, each cell's line ("code of the table above") is Chinese in the Chinese
-    edition; a figure's line quotes its caption (its first 9 words, or 24 characters in Chinese)."""
+    edition; a figure's line quotes its caption (its first 9 words, or what fits 48 columns in Chinese)."""
     from docutils import nodes
 
     import check_folds
@@ -178,7 +178,7 @@ def test_each_folded_cells_line_speaks_the_editions_language():
     assert check_folds._label(output(nodes.image(uri="a.svg")), "zh_CN") == ("上图的代码", True)
     assert check_folds._label(table, "zh_CN") == ("上表的代码", False)
     assert check_folds._label(None, "zh_CN") == ("上方输出的代码", False)
-    assert check_folds._label(figure, "zh_CN") == ("图的代码：一二三四五六七八九十一二三四五六七八九十一二三四…", True)
+    assert check_folds._label(figure, "zh_CN") == ("图的代码：一二三四五六七八九十一二三四五六七八九十一二三…", True)
 
 
 def test_each_verdict_speaks_the_editions_language():
@@ -194,3 +194,15 @@ def test_each_verdict_speaks_the_editions_language():
     assert check_folds.verdict_html("checked: a < b; exact", "zh_CN", {}) == '已检查：<span lang="en">a &lt; b</span>；完全相等'
     assert check_folds.verdict_html("checked: a < b; exact", "en") == "checked: a &lt; b; exact"
     assert check_folds.split_verdict("not a verdict") == (None, "")
+
+
+def test_chinese_caption_is_cut_between_words_never_inside_a_number():
+    from check_folds import _width, clip_zh
+
+    assert clip_zh("短标题") == "短标题"
+    for text in ("128 维头上的 NTK-alpha（底数 10 000）与 YaRN 的频率比，按维度对排列，另有说明",
+                 "SmolLM2-135M，4-bit（d = 64，b = 100,000），Hamlet 的 256 个词元：查询和键的权重"):
+        cut = clip_zh(text)
+        assert cut.endswith("…") and _width(cut) <= 48 and text.startswith(cut[:-1])
+        assert not re.search(r"\d…|\d \d{0,2}…", cut), cut   # 10 000 and 100,000 whole
+    assert _width("底数 10") == 7

@@ -472,3 +472,20 @@ def test_no_english_words_inside_the_chinese_pages_maths():
     assert tool.problems("\n\\text{so}\\quad a = b\n", "\n\\text{所以}\\quad a = b\n") == []
     assert tool.problems("\n\\text{so}\\quad a = b\n", "\n\\text{所以}\\quad a = c\n") != []
     assert tool.problems("so $\\text{all} x$ here", "所以 $\\text{所有} x$ 在此") == []
+
+
+def test_markup_problems_lists_escapes_bold_and_half_width_punctuation():
+    # a heading translated "6. …" parses as a list item and Sphinx keeps the English heading
+    assert tool.problems("6. Multimodal models", "6. 多模态模型")
+    assert tool.problems("6. Multimodal models", "6\\. 多模态模型") == []
+    assert tool.problems("1. RoPE", "1. RoPE") == []   # unchanged: Sphinx keeps the node
+    # CommonMark does not close ** after 。 before a Han character
+    assert tool.problems("**Move both.** This is RoPE.", "**移动两者。**这就是 RoPE。")
+    assert tool.problems("**Move both.** This is RoPE.", "**移动两者**。这就是 RoPE。") == []
+    assert tool.problems("**Move both.** This is RoPE.", "**移动两者。** 这就是 RoPE。") == []
+    assert tool.problems("set **`base`** here", "在这里设置**`base`**的值")
+    # half-width , : ; ( ) next to a Chinese character; maths, code and numbers keep theirs
+    assert tool.problems("shift test, 500 samples: none 0", "平移测试,500 个样例:无 0")
+    assert tool.problems("shift test, 500 samples: none 0", "平移测试，500 个样例：无 0") == []
+    assert tool.problems("at $(0.5, 1)$ and `f(a,b)`", "在 $(0.5, 1)$ 处和`f(a,b)`中") == []
+    assert tool.problems("merged 2026-08-30", "2026 年 8 月 30 日合并") == []   # a date's numbers, unpadded
