@@ -341,6 +341,31 @@ def _inspect_figures(page, report: dict, *, exercise: bool) -> None:
     )
 
 
+#: The page whose first scaled plot the survey enlarges on a phone (:func:`_enlarge`).
+ENLARGE_PAGE = "notebooks/05_frequencies_2_decay.html"
+
+
+def _enlarge(page) -> dict | None:
+    """Click the first scaled plot's cue to enlarge it; what opened, then Escape."""
+    link = page.locator("figure.rope-plot.rope-plot-scaled a.rope-plot-enlarge").first
+    if not link.count():
+        return None
+    url = page.url
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_timeout(300)
+    out = page.evaluate("""() => {
+      const v = document.querySelector('.rope-plot-viewer'), img = v && v.querySelector('img');
+      return {dialog: !!v && v.getAttribute('role') === 'dialog', screen: innerWidth,
+              shown: img ? img.getBoundingClientRect().width : 0, width: img ? parseFloat(img.style.width) : 0}; }""")
+    out["same_page"] = page.url == url
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(100)
+    out.update(page.evaluate("""() => ({closed: !document.querySelector('.rope-plot-viewer'),
+      focus_back: !!document.activeElement && document.activeElement.matches('a.rope-plot-enlarge')})"""))
+    return out
+
+
 def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dict:
     """Open every page once and record what the tests here and test_book.py's page reports check.
 
@@ -418,6 +443,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["reading"] = page.evaluate(page_metrics.MEASURE_JS, PHONE_SCREEN)
         if axe:
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
+        if name == ENLARGE_PAGE:  # the cue to enlarge a plot opens it at full size over the page
+            phone["enlarge"] = _enlarge(page)
         laptop["foreign"] = list(foreign)
         report["fit"] = fit
         surfaces[("laptop", name)] = laptop
@@ -493,6 +520,16 @@ def test_plots_fit_their_box_or_show_how_to_enlarge(surfaces):
     assert not bad, bad
     assert sum(r.get("scaledPlots", 0) for (view, _), r in surfaces.items() if view == "phone"), \
         "no plot is scaled down on a phone: the cue to enlarge was not checked"
+
+
+def test_a_plot_enlarges_over_the_page(surfaces):
+    """On a phone the cue to enlarge a scaled plot shows it at its full size over the page (the
+    reader stays on the page), panning inside the screen; Escape closes it and gives the focus
+    back to the cue (book.js openPlot)."""
+    got = surfaces[("phone", ENLARGE_PAGE)].get("enlarge")
+    assert got and got["same_page"] and got["dialog"], got
+    assert got["shown"] >= 0.99 * got["width"] > got["screen"], got
+    assert got["closed"] and got["focus_back"], got
 
 
 def test_display_equations_on_one_line_where_they_fit(surfaces):

@@ -28,7 +28,8 @@ function markScrollers() {
 // A notebook plot (figure.rope-plot, see rope_edu.plots) is drawn with 10 pt text at its display
 // size and scales down to its column (book.css). Shown narrower than 3/4 of that size (a phone),
 // its text is under 10 px: the figure then shows its link to the image at full size ("Tap to
-// enlarge", written by _ext/book_plots.py), and a tap on the plot follows it.
+// enlarge", written by _ext/book_plots.py: the image's own address, for a page without scripts),
+// and a tap on the plot or the link shows it at full size over the page (openPlot).
 const PLOT_MIN_SCALE = 0.75;
 
 function fitPlots() {
@@ -41,9 +42,46 @@ function fitPlots() {
     figure.classList.toggle("rope-plot-scaled", width > 0 && shown > 0 && shown < PLOT_MIN_SCALE * width - 1);
     if (!img.ropeEnlarge) {
       img.ropeEnlarge = true;
-      img.addEventListener("click", () => { if (figure.classList.contains("rope-plot-scaled")) link.click(); });
+      img.addEventListener("click", () => { if (figure.classList.contains("rope-plot-scaled")) openPlot(img, link, width); });
+      link.addEventListener("click", (event) => { event.preventDefault(); openPlot(img, link, width); });
     }
   }
+}
+
+// The plot at its full size, over the page (the reader stays in the book): the picture pans inside
+// the screen; the close button or Escape closes it and gives the focus back to the plot's link.
+function openPlot(img, link, width) {
+  const zh = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
+  const viewer = document.createElement("div");
+  viewer.className = "rope-plot-viewer";
+  viewer.setAttribute("role", "dialog");
+  viewer.setAttribute("aria-modal", "true");
+  viewer.setAttribute("aria-label", img.alt || link.textContent);
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "rope-plot-close";
+  close.textContent = zh ? "关闭" : "Close";
+  const pane = document.createElement("div");
+  pane.className = "rope-plot-pane";
+  pane.tabIndex = 0;  // scrolled by the keyboard too
+  const big = document.createElement("img");
+  big.src = img.currentSrc || img.src;
+  big.alt = img.alt;
+  big.style.width = `${width}px`;
+  pane.append(big);
+  viewer.append(close, pane);
+  document.body.append(viewer);
+  document.documentElement.classList.add("rope-viewing");
+  const shut = () => {
+    viewer.remove();
+    document.documentElement.classList.remove("rope-viewing");
+    document.removeEventListener("keydown", onKey);
+    link.focus();
+  };
+  const onKey = (event) => { if (event.key === "Escape") shut(); };
+  close.addEventListener("click", shut);
+  document.addEventListener("keydown", onKey);
+  close.focus();
 }
 
 // A display equation with two renderings (div.math.rope-2way, _ext/book_math.py: the formula on
