@@ -31,10 +31,10 @@ def test_card_is_the_registry_row(key):
     assert d["base"] == f.theta_default(None) and d["fraction"] == f.default_fraction
     for layer_type, base in d["bases"].items():
         assert base == f.theta_default(layer_type)
-    assert d["layers_differ"] == bool(f.layers or f.rope_types or f.local_theta)
+    assert d["layers_differ"] == bool(f.layers or f.rotating_layer_types or f.local_theta)
     if f.layers:
         assert d["layers"].startswith(LAYER_RULES[f.layers[0]].summary)
-    assert d["scalings"] == (list(f.scalings) if f.scalings else None)
+    assert d["scalings"] == (list(f.allowed_rope_types) if f.allowed_rope_types else None)
     assert (d["mrope"] is None) == (f.mrope is None) and (d["interleave"] is None) == (f.interleave is None)
 
 
@@ -51,7 +51,7 @@ def test_readouts_count_the_cell_of_the_grid():
         r = fig.readouts(key)
         assert r["same"] == cells[f.layout, f.rotary]
         assert r["base"] == f.theta_default(None)
-        assert r["scalings"] == (len(f.scalings) if f.scalings else len(ROPE_TYPES))
+        assert r["scalings"] == (len(f.allowed_rope_types) if f.allowed_rope_types else len(ROPE_TYPES))
 
 
 def test_readouts_reject_an_unknown_family():
@@ -74,5 +74,5 @@ def test_javascript_numbers_and_cards_match_python():
         f = FAMILIES[key]
         assert lines[0] == "model_type: " + ", ".join(f.model_types)
         assert lines[-1] == f"code: {f.code}"
-        if f.scalings:
-            assert f"scaling types: {', '.join(f.scalings)}" in lines
+        if f.allowed_rope_types:
+            assert f"scaling types: {', '.join(f.allowed_rope_types)}" in lines

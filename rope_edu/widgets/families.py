@@ -41,8 +41,8 @@ def _layers(fam: Any) -> tuple[bool, str]:
     """Whether the family's layers can differ in their RoPE, and how it decides (the rule's words)."""
     if fam.layers is not None:
         return True, _rule_words(fam.layers)
-    if fam.rope_types:
-        return True, "only " + ", ".join(fam.rope_types) + " layers rotate"
+    if fam.rotating_layer_types:
+        return True, "only " + ", ".join(fam.rotating_layer_types) + " layers rotate"
     if fam.local_theta is not None:
         return True, f"{fam.local_theta[1]} layers take their base from {fam.local_theta[0]}"
     return False, ""
@@ -85,7 +85,7 @@ def family_data(key: str) -> dict[str, Any]:
         "qk_norm": fam.qk_norm,
         "layers_differ": differ,
         "layers": layers,
-        "scalings": list(fam.scalings) if fam.scalings is not None else None,
+        "scalings": list(fam.allowed_rope_types) if fam.allowed_rope_types is not None else None,
         "mrope": [fam.mrope[0], list(fam.mrope[1])] if fam.mrope is not None else None,
         "interleave": list(fam.interleave) if fam.interleave is not None else None,
         "clockwise": fam.clockwise,
