@@ -38,12 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .gguf_file import GGUF_MAGIC, scan
 from .models import FAMILIES, MODEL_TYPES, ROPE_TYPES
 
 __all__ = ["ARCHITECTURES", "GGUF_MAGIC", "GGUFRead", "is_gguf", "read_gguf_config"]
-
-#: The first four bytes of every GGUF file.
-GGUF_MAGIC = b"GGUF"
 
 #: GGUF ``general.architecture`` -> the transformers ``model_type`` whose config.json its metadata stands
 #: for: families whose RoPE the metadata states in full (whole-head or partial rotation, one base, the
@@ -128,97 +126,6 @@ def is_gguf(path: Any) -> bool:
         return False
 
 
-class _Array:
-    """A metadata array the scan skipped (a tokenizer's vocabulary): its element type and length."""
-
-    def __init__(self, kind: int, length: int) -> None:
-        self.kind, self.length = kind, length
-
-    def __repr__(self) -> str:
-        return f"<array of {self.length}>"
-
-
-#: GGUFValueType -> struct format of a scalar (strings and arrays are read apart).
-_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-#: Numeric arrays up to this length are read (per-layer head counts); longer ones are skipped.
-_SHORT_ARRAY = 4096
-
-
-def _scan(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """Every metadata key of a GGUF file with its value (long arrays skipped), and the tensors' names.
-
-    ``gguf.GGUFReader`` builds every element of every array as it opens a file: seconds for a
-    tokenizer of 50,000 tokens. This walks the same layout (gguf's ``GGUFValueType`` codes, versions
-    2 and 3) and reads only the scalars and strings, then the tensors' names, never their data.
-    """
-    import mmap
-    import struct
-
-    from .trained.loading import gguf_module
-
-    types = gguf_module().GGUFValueType
-    string, array = int(types.STRING), int(types.ARRAY)
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-        if buf[:4] != GGUF_MAGIC:
-            raise ValueError(f"{path}: not a GGUF file (it does not start with the bytes 'GGUF')")
-        order = "<" if struct.unpack_from("<I", buf, 4)[0] & 0xFFFF else ">"
-        version = struct.unpack_from(order + "I", buf, 4)[0]
-        if version not in (2, 3):
-            raise ValueError(f"{path}: GGUF version {version}; this reader reads versions 2 and 3")
-        at = 8
-
-        def take(fmt: str) -> Any:
-            nonlocal at
-            value = struct.unpack_from(order + fmt, buf, at)[0]
-            at += struct.calcsize(fmt)
-            return value
-
-        def text() -> str:
-            nonlocal at
-            n = take("Q")
-            if at + n > len(buf):
-                raise ValueError("a string runs past the end of the file")
-            at += n
-            return bytes(buf[at - n:at]).decode("utf-8", "replace")
-
-        def value(kind: int) -> Any:
-            nonlocal at
-            if kind in _SCALARS:
-                return take(_SCALARS[kind])
-            if kind == string:
-                return text()
-            if kind != array:
-                raise ValueError(f"unknown value type {kind}")
-            inner, n = take("I"), take("Q")
-            if inner in _SCALARS and n <= _SHORT_ARRAY:
-                return [take(_SCALARS[inner]) for _ in range(n)]
-            if inner in _SCALARS:
-                at += n * struct.calcsize(_SCALARS[inner])
-            elif inner == string:
-                for _ in range(n):
-                    at += 8 + struct.unpack_from(order + "Q", buf, at)[0]
-            else:
-                raise ValueError(f"unreadable array of type {inner}")
-            if at > len(buf):
-                raise ValueError("an array runs past the end of the file")
-            return _Array(inner, n)
-
-        try:
-            n_tensors, n_keys = take("Q"), take("Q")
-            fields = {}
-            for _ in range(n_keys):
-                key = text()
-                fields[key] = value(take("I"))
-            names = []
-            for _ in range(n_tensors):
-                names.append(text())
-                dims = take("I")
-                at += 8 * dims + 4 + 8  # its shape, type and offset
-        except (struct.error, ValueError, OverflowError) as err:
-            raise ValueError(f"{path}: not a readable GGUF file (its metadata is cut short or damaged: {err})") from None
-    return fields, names
-
-
 class _Meta:
     """The file's metadata, read key by key: every key read is recorded with its value."""
 
@@ -277,7 +184,8 @@ def read_gguf_config(path: Any) -> GGUFRead:
     from .trained.loading import gguf_module
 
     keys = gguf_module().constants.Keys
-    fields, tensor_names = _scan(path)
+    layout = scan(path)
+    fields, tensor_names = layout.fields, [t.name for t in layout.tensors]
     arch = fields.get(keys.General.ARCHITECTURE)
     if not isinstance(arch, str):
         raise ValueError(f"{path}: the GGUF metadata has no string key {keys.General.ARCHITECTURE!r}")

@@ -229,6 +229,26 @@ def site_url(built_book):
     server.server_close()
 
 
+@pytest.fixture(scope="session")
+def smollm2_gguf():
+    """SmolLM2-135M's GGUF file read once per worker (``rope_edu.trained.read_gguf``): its config and
+    tensors (read-only arrays, so tests can share them). The trained-model tests are one
+    ``xdist_group`` ("trained"), so under ``make test`` one worker reads it, once."""
+    pytest.importorskip("gguf")
+    from rope_edu import trained
+
+    return trained.read_gguf()
+
+
+@pytest.fixture(scope="session")
+def smollm2_tokenizer():
+    """SmolLM2-135M's tokenizer, built once per worker from the GGUF file (``trained.load_tokenizer``)."""
+    pytest.importorskip("transformers")
+    from rope_edu import trained
+
+    return trained.load_tokenizer()
+
+
 #: Fixtures that need the built book (the first test that asks builds it: minutes in a fresh clone).
 BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_survey", "page_reports", "surfaces",
                            "english_build", "built_english"})
@@ -236,6 +256,24 @@ BOOK_FIXTURES = frozenset({"book_build", "built_book", "site_url", "page_survey"
 BOTH_EDITIONS = BOOK_FIXTURES - {"english_build", "built_english"}
 #: Fixtures that start Chromium (or need it).
 BROWSER_FIXTURES = frozenset({"browser", "chromium_path", "page_survey", "page_reports", "surfaces"})
+
+
+def _keep_with_its_group(config, item) -> None:
+    """Under ``--dist loadgroup`` (``make test``), a test marked ``xdist_group("name")`` runs on
+    the worker that runs the rest of its group, so what the group loads (the trained model) is
+    loaded by one worker, once.
+
+    pytest-xdist 3.8 groups a test by renaming it ``<nodeid>@<group>`` on each worker, through
+    ``item._nodeid``; pytest 9 keeps the id in ``item._id`` (a ``NodeId``), so that rename does
+    nothing and every group is dealt out test by test. This does the same rename on the attribute
+    pytest 9 reads (``tests/test_conftest_groups.py`` checks that a group stays on one worker)."""
+    if not getattr(config.option, "loadgroup", False):  # set on the workers by xdist
+        return
+    from _pytest.nodeid import coerce_node_id
+
+    groups = {m.args[0] if m.args else m.kwargs.get("name", "default") for m in item.iter_markers("xdist_group")}
+    if groups and "@" not in item.nodeid:
+        item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(groups))}")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -255,6 +293,7 @@ def pytest_collection_modifyitems(config, items):
     # the markers follow the fixtures, so `-m "not book and not browser"` (make check) leaves out
     # every test that needs the built book or Chromium, whatever its file says
     for item in items:
+        _keep_with_its_group(config, item)
         names = set(getattr(item, "fixturenames", ()))
         if BOOK_FIXTURES & names or item.name == "test_book_builds":
             item.add_marker(pytest.mark.book)

@@ -224,9 +224,10 @@ def test_gguf_reads_as_the_config_it_came_from(files, tmp_path):
 
 
 def test_metadata_scan_reads_what_gguf_reader_reads(tmp_path):
-    """The header scan (rope_edu.gguf_config) against gguf.GGUFReader on a file with every kind of value: the same
-    keys and values, long arrays skipped with their length, the same tensor names."""
-    from rope_edu.gguf_config import _Array, _scan
+    """The header scan (rope_edu.gguf_file) against gguf.GGUFReader on a file with every kind of value: the same
+    keys and values, long arrays skipped with their length, the same tensors (names, shapes, types, where their
+    bytes lie); read_gguf's tensors are GGUFReader's, de-quantised by gguf.quants."""
+    from rope_edu.gguf_file import SkippedArray, scan
 
     path = tmp_path / "all.gguf"
     w = gguf.GGUFWriter(str(path), "llama")
@@ -240,25 +241,44 @@ def test_metadata_scan_reads_what_gguf_reader_reads(tmp_path):
     w.add_array("x.ints", [1, 2, 3])
     w.add_array("x.words", ["a", "bc", "def"] * 2000)
     w.add_array("x.many", list(range(5000)))
+    rng = np.random.default_rng(0)
+    Q = gguf.GGMLQuantizationType
     for name in ("a.weight", "rope_freqs.weight"):
         w.add_tensor(name, np.zeros((2, 3), dtype=np.float32))
+    w.add_tensor("h.weight", rng.standard_normal((3, 64)).astype(np.float16))
+    for qtype in (Q.Q8_0, Q.Q4_1):
+        w.add_tensor(f"{qtype.name}.weight", gguf.quants.quantize(rng.standard_normal((4, 64)).astype(np.float32), qtype),
+                     raw_dtype=qtype)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    fields, names = _scan(path)
+    layout = scan(path)
     reader = gguf.GGUFReader(str(path))
-    assert names == [t.name for t in reader.tensors]
+    assert [t.name for t in layout.tensors] == [t.name for t in reader.tensors]
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    for mine, theirs in zip(layout.tensors, reader.tensors):
+        assert mine.shape == tuple(int(n) for n in reversed(theirs.shape)) and mine.ggml_type == theirs.tensor_type
+        assert mine.offset == theirs.data_offset
+        assert bytes(mapped[mine.offset:mine.offset + theirs.n_bytes]) == theirs.data.tobytes()
+    from rope_edu.trained.loading import _tensors
+
+    for theirs, (name, mine) in zip(reader.tensors, _tensors(path, layout).items()):
+        want = gguf.quants.dequantize(theirs.data, theirs.tensor_type).astype(np.float32)
+        assert name == theirs.name and mine.dtype == np.float32 and not mine.flags.writeable
+        np.testing.assert_array_equal(mine, want.reshape(mine.shape), err_msg=name)
     want = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("GGUF.")}
-    assert fields.keys() == want.keys()
-    for key, value in fields.items():
-        if isinstance(value, _Array):
+    assert layout.fields.keys() == want.keys()
+    for key, value in layout.fields.items():
+        if isinstance(value, SkippedArray):
             assert value.length == len(want[key]) > 4096, key
         else:
             assert value == want[key] and type(value) is type(want[key]), key
     (tmp_path / "cut.gguf").write_bytes(path.read_bytes()[:200])
     with pytest.raises(ValueError, match="cut short"):
-        _scan(tmp_path / "cut.gguf")
+        scan(tmp_path / "cut.gguf")
+    with pytest.raises(TypeError, match="path"):
+        scan(3)
 
 
 def test_gguf_keys_come_from_gguf_constants():

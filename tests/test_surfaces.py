@@ -39,8 +39,8 @@ _spec = importlib.util.spec_from_file_location("page_metrics", ROOT / "scripts" 
 page_metrics = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(page_metrics)
 
-# one worker opens every page once (make test: pytest -n 2 --dist loadgroup)
-pytestmark = [pytest.mark.book, pytest.mark.browser, pytest.mark.xdist_group("surfaces")]
+# every page is opened once per run, by the shared survey (conftest.page_survey), whichever worker asks
+pytestmark = [pytest.mark.book, pytest.mark.browser]
 
 VIEWPORTS = {"phone": 390, "laptop": 1280}
 MIN_FIGURE_TEXT_PX = 10.0

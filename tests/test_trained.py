@@ -53,8 +53,8 @@ CONTEXT_CONTROLS = ROOT / "rope_edu" / "data" / "trained_context_controls.json"
 
 
 @pytest.fixture(scope="module")
-def gguf_file():
-    return trained.read_gguf()
+def gguf_file(smollm2_gguf):
+    return smollm2_gguf
 
 
 @pytest.fixture(scope="module")
@@ -189,8 +189,8 @@ def test_chunked_pass_through_the_kv_cache_equals_one_pass(model, ids):
     np.testing.assert_allclose(chunked["log_likelihoods"], one["log_likelihoods"], atol=1e-4)
 
 
-def test_tokenizer_from_the_file(reference):
-    tok = trained.load_tokenizer()
+def test_tokenizer_from_the_file(reference, smollm2_tokenizer):
+    tok = smollm2_tokenizer
     text = trained.play_text("hamlet")[:2000]
     assert tok(text)["input_ids"] == reference[1](text)["input_ids"]
     assert tok.decode(tok("Who's there?")["input_ids"]) == "Who's there?"

@@ -118,11 +118,11 @@ def test_a_shifted_cache_is_the_fresh_one_or_that_times_the_factor(factor):
 
 
 @pytest.mark.slow
-def test_the_cached_slice_matches_a_rerun(cache):
-    pytest.importorskip("gguf")
+@pytest.mark.xdist_group("trained")
+def test_the_cached_slice_matches_a_rerun(cache, smollm2_gguf):
     from rope_edu import trained
 
-    config, tensors = trained.read_gguf()
+    config, tensors = smollm2_gguf
     model = trained.llama_from_gguf(config, tensors, rows="gguf")
     n = cache["slice"]["n_tokens"]
     again = script.slice_numbers(model, np.asarray(cache["text"]["token_ids"][:n]))

@@ -91,8 +91,9 @@ def cache():
 
 
 @pytest.fixture(scope="module")
-def loaded():
-    return trained.load_llama()
+def loaded(smollm2_gguf):
+    config, tensors = smollm2_gguf
+    return config, trained.llama_from_gguf(config, tensors)
 
 
 @pytest.fixture(scope="module")

@@ -43,11 +43,10 @@ def test_cache_states_its_run(cache):
 
 
 @pytest.mark.slow
-def test_a_cached_trial_matches_a_whole_pass(cache):
-    from rope_edu import trained
-
-    config, tensors = trained.read_gguf()
-    tok = trained.load_tokenizer()
+@pytest.mark.xdist_group("trained")
+def test_a_cached_trial_matches_a_whole_pass(cache, smollm2_gguf, smollm2_tokenizer):
+    config, tensors = smollm2_gguf
+    tok = smollm2_tokenizer
     trial = next(t for t in cache["trials"] if t["method"] == "plain RoPE" and t["length"] == min(cache["lengths"])
                  and t["depth"] == max(cache["depths"]) and t["key"] == cache["keys"][0])
     again = script.rerun(config, tensors, tok, trial, cache["factor"])

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_choice
+from ..gguf_file import GGUFLayout, scan
 from ..layouts import interleaved_to_half
 from ..llama import AttentionWeights, DecoderLayerWeights, LlamaWeights, MLPWeights
 from ..rope import LAYOUTS
@@ -117,11 +118,33 @@ class GGUFConfig:
     tied: bool
 
 
-def _field(reader: Any, key: str) -> Any:
-    field = reader.fields.get(key)
-    if field is None:
+def _field(fields: dict[str, Any], key: str) -> Any:
+    if key not in fields:
         raise ValueError(f"the GGUF file has no metadata key {key!r}; is it a LLaMA-architecture model?")
-    return field.contents()
+    return fields[key]
+
+
+def _tensors(path: Path, layout: GGUFLayout) -> dict[str, np.ndarray]:
+    """Every tensor of the file scanned as ``layout``, de-quantised to float32 by ``gguf.quants``
+    from the file's bytes (mapped, not read whole), in numpy's row-major shape, read-only."""
+    gguf = gguf_module()
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    tensors: dict[str, np.ndarray] = {}
+    for info in layout.tensors:
+        qtype = gguf.GGMLQuantizationType(info.ggml_type)
+        block, size = gguf.GGML_QUANT_SIZES[qtype]
+        if info.shape[-1] % block:
+            raise ValueError(f"{path.name}: tensor {info.name} has rows of {info.shape[-1]} values, "
+                             f"not a whole number of {qtype.name} blocks of {block}")
+        row_bytes = info.shape[-1] // block * size
+        n_bytes = row_bytes * int(np.prod(info.shape[:-1], dtype=np.int64))
+        if info.offset + n_bytes > mapped.size:
+            raise ValueError(f"{path.name}: tensor {info.name} runs past the end of the file")
+        raw = mapped[info.offset:info.offset + n_bytes].reshape(*info.shape[:-1], row_bytes)
+        arr = np.asarray(gguf.quants.dequantize(raw, qtype), dtype=np.float32).reshape(info.shape)
+        arr.flags.writeable = False
+        tensors[info.name] = arr
+    return tensors
 
 
 def read_gguf(path: Any = None) -> tuple[GGUFConfig, dict[str, np.ndarray]]:
@@ -142,38 +165,32 @@ def read_gguf(path: Any = None) -> tuple[GGUFConfig, dict[str, np.ndarray]]:
         ``torch.nn.Linear.weight``. ``attn_q`` and ``attn_k`` rows are in llama.cpp's
         interleaved order (see the module docstring).
     """
-    gguf = gguf_module()
+    gguf_module()
     path = _resolve_path(path)
     try:
-        reader = gguf.GGUFReader(str(path))
-    except (ValueError, OSError, KeyError) as err:
+        layout = scan(path)
+    except (ValueError, OSError) as err:
         raise ValueError(f"path {str(path)!r} is not a readable GGUF file: {err}") from None
-    arch = _field(reader, "general.architecture")
+    fields = layout.fields
+    arch = _field(fields, "general.architecture")
     if arch != "llama":
         raise ValueError(f"read_gguf reads LLaMA-architecture files; {path.name} states architecture {arch!r}")
-    n_heads = int(_field(reader, "llama.attention.head_count"))
-    hidden = int(_field(reader, "llama.embedding_length"))
-    tensors: dict[str, np.ndarray] = {}
-    for t in reader.tensors:
-        arr = np.asarray(gguf.quants.dequantize(t.data, t.tensor_type), dtype=np.float32)
-        shape = tuple(int(n) for n in reversed(t.shape))  # GGUF lists the fastest axis first
-        arr = arr.reshape(shape)
-        arr.flags.writeable = False
-        tensors[t.name] = arr
+    n_heads = int(_field(fields, "llama.attention.head_count"))
+    hidden = int(_field(fields, "llama.embedding_length"))
+    tensors = _tensors(path, layout)
     vocab = tensors["token_embd.weight"].shape[0]
     config = GGUFConfig(
-        name=str(reader.fields["general.name"].contents()) if "general.name" in reader.fields else path.stem,
+        name=str(fields.get("general.name", path.stem)),
         vocab=vocab,
         hidden=hidden,
-        intermediate=int(_field(reader, "llama.feed_forward_length")),
-        n_layers=int(_field(reader, "llama.block_count")),
+        intermediate=int(_field(fields, "llama.feed_forward_length")),
+        n_layers=int(_field(fields, "llama.block_count")),
         n_heads=n_heads,
-        n_kv_heads=int(reader.fields["llama.attention.head_count_kv"].contents())
-        if "llama.attention.head_count_kv" in reader.fields else n_heads,
+        n_kv_heads=int(fields.get("llama.attention.head_count_kv", n_heads)),
         head_dim=hidden // n_heads,
-        base=float(_field(reader, "llama.rope.freq_base")),
-        eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
-        context_length=int(_field(reader, "llama.context_length")),
+        base=float(_field(fields, "llama.rope.freq_base")),
+        eps=float(_field(fields, "llama.attention.layer_norm_rms_epsilon")),
+        context_length=int(_field(fields, "llama.context_length")),
         tied="output.weight" not in tensors,
     )
     return config, tensors
