@@ -208,6 +208,8 @@ def positions_from_padding(padding_mask: Any) -> np.ndarray:
 
 
 def check_hidden_states(x: Any, weights: AttentionWeights) -> np.ndarray:
+    """``x`` as an array of shape ``(B, S, hidden)`` with ``weights.hidden`` features, ``weights`` an
+    :class:`AttentionWeights` (read by :mod:`.forward` too)."""
     if not isinstance(weights, AttentionWeights):
         raise TypeError(f"weights must be AttentionWeights, got {type(weights).__name__}")
     x = as_real_array(x, "x", min_ndim=3)

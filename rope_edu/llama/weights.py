@@ -29,10 +29,10 @@ __all__ = [
 ]
 
 
-# --- read-only copies of the weights (also read by .forward) ---------------------------------
+# --- read-only copies of the weights, and the RMSNorm epsilon --------------------------------
 
 
-def readonly_matrix(w: Any, name: str, shape: tuple[int, int], what: str) -> np.ndarray:
+def _readonly_matrix(w: Any, name: str, shape: tuple[int, int], what: str) -> np.ndarray:
     arr = as_real_array(w, name, min_ndim=2)
     if arr.shape != shape:
         raise ValueError(f"{name} must have shape {what} = {shape}, got {arr.shape}")
@@ -41,7 +41,7 @@ def readonly_matrix(w: Any, name: str, shape: tuple[int, int], what: str) -> np.
     return arr
 
 
-def readonly_vector(w: Any, name: str, size: int) -> np.ndarray:
+def _readonly_vector(w: Any, name: str, size: int) -> np.ndarray:
     arr = as_real_array(w, name)
     if arr.shape != (size,):
         raise ValueError(f"{name} must have shape (hidden,) = ({size},), got {arr.shape}")
@@ -51,6 +51,7 @@ def readonly_vector(w: Any, name: str, size: int) -> np.ndarray:
 
 
 def check_eps(eps: Any) -> float:
+    """``eps`` as a float, which must be a real number >= 0 (an RMSNorm epsilon; read by :mod:`.forward` too)."""
     if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
         raise TypeError(f"eps must be a real number >= 0, got {eps!r} of type {type(eps).__name__}")
     if not float(eps) >= 0:
@@ -125,11 +126,11 @@ class AttentionWeights:
         set_(self, "n_heads", n_heads)
         set_(self, "n_kv_heads", n_kv_heads)
         set_(self, "head_dim", head_dim)
-        set_(self, "q_proj", readonly_matrix(q, "q_proj", (n_heads * head_dim, hidden), "(n_heads * head_dim, hidden)"))
+        set_(self, "q_proj", _readonly_matrix(q, "q_proj", (n_heads * head_dim, hidden), "(n_heads * head_dim, hidden)"))
         kv_shape = (n_kv_heads * head_dim, hidden)
-        set_(self, "k_proj", readonly_matrix(self.k_proj, "k_proj", kv_shape, "(n_kv_heads * head_dim, hidden)"))
-        set_(self, "v_proj", readonly_matrix(self.v_proj, "v_proj", kv_shape, "(n_kv_heads * head_dim, hidden)"))
-        set_(self, "o_proj", readonly_matrix(self.o_proj, "o_proj", (hidden, n_heads * head_dim), "(hidden, n_heads * head_dim)"))
+        set_(self, "k_proj", _readonly_matrix(self.k_proj, "k_proj", kv_shape, "(n_kv_heads * head_dim, hidden)"))
+        set_(self, "v_proj", _readonly_matrix(self.v_proj, "v_proj", kv_shape, "(n_kv_heads * head_dim, hidden)"))
+        set_(self, "o_proj", _readonly_matrix(self.o_proj, "o_proj", (hidden, n_heads * head_dim), "(hidden, n_heads * head_dim)"))
         set_(self, "base", check_base(self.base))
         set_(self, "layout", check_choice(self.layout, LAYOUTS, "layout"))
         if self.inv_freq is not None:
@@ -248,9 +249,9 @@ class MLPWeights:
             raise ValueError(f"gate_proj must be a 2-d (intermediate, hidden) matrix, got shape {gate.shape}")
         inter, hidden = gate.shape
         set_ = object.__setattr__
-        set_(self, "gate_proj", readonly_matrix(gate, "gate_proj", (inter, hidden), "(intermediate, hidden)"))
-        set_(self, "up_proj", readonly_matrix(self.up_proj, "up_proj", (inter, hidden), "(intermediate, hidden)"))
-        set_(self, "down_proj", readonly_matrix(self.down_proj, "down_proj", (hidden, inter), "(hidden, intermediate)"))
+        set_(self, "gate_proj", _readonly_matrix(gate, "gate_proj", (inter, hidden), "(intermediate, hidden)"))
+        set_(self, "up_proj", _readonly_matrix(self.up_proj, "up_proj", (inter, hidden), "(intermediate, hidden)"))
+        set_(self, "down_proj", _readonly_matrix(self.down_proj, "down_proj", (hidden, inter), "(hidden, intermediate)"))
 
     @property
     def hidden(self) -> int:
@@ -290,8 +291,8 @@ class DecoderLayerWeights:
         if self.mlp.hidden != hidden:
             raise ValueError(f"mlp has hidden={self.mlp.hidden} but attention has hidden={hidden}")
         set_ = object.__setattr__
-        set_(self, "input_norm", readonly_vector(self.input_norm, "input_norm", hidden))
-        set_(self, "post_attention_norm", readonly_vector(self.post_attention_norm, "post_attention_norm", hidden))
+        set_(self, "input_norm", _readonly_vector(self.input_norm, "input_norm", hidden))
+        set_(self, "post_attention_norm", _readonly_vector(self.post_attention_norm, "post_attention_norm", hidden))
 
     @property
     def layer_idx(self) -> int:
@@ -336,10 +337,10 @@ class LlamaWeights:
         if emb.ndim != 2 or emb.shape[1] != hidden:
             raise ValueError(f"embed_tokens must have shape (vocab, hidden) with hidden={hidden}, got {emb.shape}")
         set_(self, "layers", tuple(self.layers))
-        set_(self, "embed_tokens", readonly_matrix(emb, "embed_tokens", emb.shape, "(vocab, hidden)"))
-        set_(self, "norm", readonly_vector(self.norm, "norm", hidden))
+        set_(self, "embed_tokens", _readonly_matrix(emb, "embed_tokens", emb.shape, "(vocab, hidden)"))
+        set_(self, "norm", _readonly_vector(self.norm, "norm", hidden))
         if self.lm_head is not None:
-            set_(self, "lm_head", readonly_matrix(self.lm_head, "lm_head", emb.shape, "(vocab, hidden)"))
+            set_(self, "lm_head", _readonly_matrix(self.lm_head, "lm_head", emb.shape, "(vocab, hidden)"))
         set_(self, "eps", check_eps(self.eps))
 
     @property
