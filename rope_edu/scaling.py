@@ -72,7 +72,7 @@ LLAMA_3_1: dict[str, Any] = {
 
 
 
-def _factor(value: Any, name: str = "factor") -> float:
+def check_factor(value: Any, name: str = "factor") -> float:
     value = check_real(value, name)
     if value < 1.0:
         raise ValueError(
@@ -93,7 +93,7 @@ def _positive_or_none(value: Any, name: str) -> float | None:
 
 
 def _length_or_none(value: Any, name: str) -> int | None:
-    return None if value is None else _length(value, name)
+    return None if value is None else check_length(value, name)
 
 
 def _factor_list(value: Any, name: str) -> np.ndarray:
@@ -109,7 +109,7 @@ def _factor_list(value: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _length(value: Any, name: str) -> int:
+def check_length(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
             f"{name} must be a positive integer (a number of tokens), got {value!r} of type {type(value).__name__}"
@@ -127,8 +127,8 @@ def _flag(value: Any, name: str) -> bool:
 
 #: How each parameter (Hugging Face ``rope_parameters`` names) is checked.
 _CHECKS: dict[str, Callable[[Any, str], Any]] = {
-    "factor": _factor,
-    "original_max_position_embeddings": _length,
+    "factor": check_factor,
+    "original_max_position_embeddings": check_length,
     "seq_len": _length_or_none,  # required by "dynamic" (checked there), optional for "longrope"
     "short_factor": _factor_list,
     "long_factor": _factor_list,
@@ -192,7 +192,7 @@ def rotations(dim: int, base: float = 10000.0, original_max_position_embeddings:
     numpy.ndarray, shape (dim // 2,), float64
         Decreasing from :math:`L/(2\\pi)` (pair 0).
     """
-    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    length = check_length(original_max_position_embeddings, "original_max_position_embeddings")
     return length * frequencies(dim, base) / (2.0 * np.pi)
 
 
@@ -230,8 +230,8 @@ def beyond_trained_angles(
     new = check_inv_freq(arr, 2 * arr.size)
     if not np.all(new > 0):
         raise ValueError("inv_freq must be positive (radians per position)")
-    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
-    seq_len = _length(seq_len, "seq_len")
+    length = check_length(original_max_position_embeddings, "original_max_position_embeddings")
+    seq_len = check_length(seq_len, "seq_len")
     trained = length * frequencies(2 * arr.size, base)
     return (trained < 2.0 * np.pi) & (seq_len * new > trained * (1.0 + 1e-9))
 
@@ -257,7 +257,7 @@ def ntk_base(base: float, factor: float, dim: int) -> float:
     float
     """
     base = check_base(base)
-    factor = _factor(factor)
+    factor = check_factor(factor)
     dim = check_dim(dim)
     _check_ntk_dim(dim)
     return base * factor ** (dim / (dim - 2))
@@ -285,9 +285,9 @@ def dynamic_scale(factor: float, original_max_position_embeddings: int, seq_len:
     float
         The scale, >= 1.
     """
-    factor = _factor(factor)
-    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
-    seq_len = _length(seq_len, "seq_len")
+    factor = check_factor(factor)
+    length = check_length(original_max_position_embeddings, "original_max_position_embeddings")
+    seq_len = check_length(seq_len, "seq_len")
     return factor * max(seq_len, length) / length - (factor - 1.0)
 
 
@@ -363,7 +363,7 @@ def yarn_ramp(
     """
     dim = check_dim(dim)
     base = check_base(base)
-    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    length = check_length(original_max_position_embeddings, "original_max_position_embeddings")
     beta_fast = _positive(beta_fast, "beta_fast")
     beta_slow = _positive(beta_slow, "beta_slow")
     truncate = _flag(truncate, "truncate")
@@ -436,7 +436,7 @@ def yarn_attention_factor(factor: float, mscale: float | None = None, mscale_all
     TypeError
         A value that is not a real number.
     """
-    factor = _factor(factor)
+    factor = check_factor(factor)
     mscale = _positive_or_none(mscale, "mscale")
     mscale_all_dim = _positive_or_none(mscale_all_dim, "mscale_all_dim")
     if (mscale is None) != (mscale_all_dim is None):
@@ -484,7 +484,7 @@ def yarn_softmax_scale(factor: float, mscale_all_dim: float | None = None) -> fl
     TypeError
         A value that is not a real number.
     """
-    factor = _factor(factor)
+    factor = check_factor(factor)
     mscale_all_dim = _positive_or_none(mscale_all_dim, "mscale_all_dim")
     if mscale_all_dim is None:
         return 1.0
@@ -543,8 +543,8 @@ def longrope_attention_factor(factor: float, original_max_position_embeddings: i
     -------
     float
     """
-    factor = _factor(factor)
-    length = _length(original_max_position_embeddings, "original_max_position_embeddings")
+    factor = check_factor(factor)
+    length = check_length(original_max_position_embeddings, "original_max_position_embeddings")
     if factor == 1.0:
         return 1.0
     if length < 2:

@@ -116,3 +116,53 @@ def test_the_package_does_not_read_the_checkout():
         source = path.read_text(encoding="utf-8")
         for bad in ("parents[1]", "parent.parent", '"_ext"', '"book"', "../"):
             assert bad not in source, f"{path.relative_to(ROOT)} reads the checkout ({bad})"
+
+
+def private_imports(package: Path = PACKAGE) -> list[str]:
+    """Every ``from <module> import _name`` in ``package`` where ``<module>`` is another module of the
+    package (a name with one leading underscore, not a dunder), and every ``module._name`` read off a
+    module of the package imported as a name. A module whose own name starts with an underscore
+    (``_checks``) is the package's shared room: its names carry none."""
+    found = modules(package)
+    out = []
+    for name, (path, is_package) in found.items():
+        here = name if is_package else name.rpartition(".")[0]
+        aliases: dict[str, str] = {}
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")[:len(here.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                if target not in found:
+                    continue
+                for a in node.names:
+                    if f"{target}.{a.name}" in found:
+                        aliases[a.asname or a.name] = f"{target}.{a.name}"
+                    elif a.name.startswith("_") and not a.name.startswith("__") and target != name:
+                        out.append(f"{path.relative_to(package.parent)}:{node.lineno} imports {a.name} from {target}")
+            elif isinstance(node, ast.Import):
+                aliases.update({(a.asname or a.name): a.name for a in node.names if a.name in found and a.asname})
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                out.append(f"{path.relative_to(package.parent)}:{node.lineno} reads {node.value.id}.{node.attr}")
+    return out
+
+
+def test_no_module_imports_another_modules_underscore_names():
+    """A name another module uses is public within the package (no leading underscore): an
+    underscore says "only this module reads it", which a reader of the module can then trust."""
+    found = private_imports()
+    assert found == [], "underscore names shared between modules: " + "; ".join(found)
+
+
+def test_the_underscore_check_finds_a_shared_private_name(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("def _helper():\n    pass\n\n\ndef public():\n    pass\n")
+    (package / "b.py").write_text("from .a import _helper, public\nfrom . import a\n\n\ndef f():\n    return a._helper\n")
+    assert private_imports(package) == ["pkg/b.py:1 imports _helper from pkg.a", "pkg/b.py:6 reads a._helper"]

@@ -1122,7 +1122,7 @@ def test_families_are_data():
     # have readers of their own; the shared extra rules are named functions
     assert {key for key, f in M.FAMILIES.items() if f.read is not None} == {"gptj", "codegen", "minimind"}
     extras = {f.extra.__name__ for f in M.FAMILIES.values() if f.extra is not None}
-    assert extras == {"_llama4_extra", "_mla_softmax_extra", "_query_scale_extra", "_mla_query_scale_extra", "_beam_extra"}
+    assert extras == {"llama4_extra", "mla_softmax_extra", "query_scale_extra", "mla_query_scale_extra", "beam_extra"}
     assert len(M.MODEL_TYPES) >= len(M.FAMILIES) > 100
     for f in M.FAMILIES.values():
         assert f.layout in rope_edu.LAYOUTS and f.rotary in ("head", "fraction", "rotary_dim", "mla"), f.key
@@ -1134,7 +1134,7 @@ def test_layer_rules_are_one_tagged_value_per_family():
     when the tag is unknown (the reader names the tags it knows)."""
     from rope_edu.models.config import ConfigReader
     from rope_edu.models.layers import LAYER_RULES, _rule
-    from rope_edu.models.reader import _read_family
+    from rope_edu.models.reader import read_family
 
     used = {}
     for f in M.FAMILIES.values():
@@ -1149,7 +1149,7 @@ def test_layer_rules_are_one_tagged_value_per_family():
     assert used["forced"] == ["cohere2_moe"]
     bad = M.Family(**{**M.FAMILIES["llama"].__dict__, "layers": ("every_other", 2)})
     with pytest.raises(ValueError, match="unknown layer rule 'every_other'.*'pattern'"):
-        _read_family(bad, ConfigReader({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
+        read_family(bad, ConfigReader({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2}, "llama"),
                      None, None)
 
 
@@ -1328,4 +1328,8 @@ def test_renamed_family_and_spec_fields_keep_their_old_names():
         assert phimoe.scalings_note == phimoe.allowed_rope_types_note != ""
     spec = M.rope_spec({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
                         "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
-    assert spec.scaling_params is spec.rope_params and dict(spec.rope_params) == {"factor": 2.0}
+    with pytest.warns(DeprecationWarning, match=r"RopeSpec\.scaling_params is deprecated: read RopeSpec\.rope_params"):
+        assert spec.scaling_params is spec.rope_params
+    assert dict(spec.rope_params) == {"factor": 2.0}
+    with pytest.warns(DeprecationWarning, match=r"RopeSpec\.scaling is deprecated"):
+        assert spec.scaling == spec.rope_type == "linear"

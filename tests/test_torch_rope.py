@@ -16,6 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import rope_edu  # noqa: E402
 from rope_edu import torch_rope as tr  # noqa: E402
+from rope_edu.torch_rope import rotation as tr_rotation  # noqa: E402
 
 LAYOUTS = list(tr.LAYOUTS)
 CUDA = torch.cuda.is_available()
@@ -46,7 +47,7 @@ def test_import_rope_edu_does_not_import_torch_and_torch_rope_does_not_compile()
         "import sys, rope_edu, rope_edu.widgets\n"
         "print('torch' in sys.modules)\n"
         "from rope_edu import torch_rope\n"
-        "print(bool(torch_rope._COMPILED), 'torch._inductor' in sys.modules)\n"
+        "print(bool(torch_rope.rotation._COMPILED), 'torch._inductor' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False", "False"]
@@ -252,14 +253,14 @@ def test_gradients_flow(layout):
 
 def test_cos_sin_tables_are_computed_once_per_position_not_per_head(monkeypatch):
     shapes = []
-    original = tr._cos_sin
+    original = tr_rotation._cos_sin
 
     def spy(pos, inv_freq, out_dtype):
         cos, sin = original(pos, inv_freq, out_dtype)
         shapes.append((tuple(cos.shape), tuple(sin.shape)))
         return cos, sin
 
-    monkeypatch.setattr(tr, "_cos_sin", spy)
+    monkeypatch.setattr(tr_rotation, "_cos_sin", spy)
     x = random_tensor((2, 8, 5, 16), torch.float32)
     for layout in LAYOUTS:
         tr.apply_rope(x, torch.arange(5), layout=layout)
@@ -319,12 +320,12 @@ def test_compiled_equals_eager(monkeypatch):
         compiled = tr.apply_rope_compiled(x, pos, layout=layout)
         assert compiled.dtype == x.dtype and compiled.shape == x.shape
         torch.testing.assert_close(compiled, tr.apply_rope(x, pos, layout=layout), rtol=0, atol=1e-6)
-    assert set(tr._COMPILED) == set(LAYOUTS)
+    assert set(tr_rotation._COMPILED) == set(LAYOUTS)
     # the compiled kernel is handed the (seq, dim // 2) tables, computed once outside it, so
     # it rotates with exactly the eager path's cos/sin (no trig of its own, none per head)
     tables = []
-    original = tr._cos_sin
-    monkeypatch.setattr(tr, "_cos_sin", lambda *args: tables.append(original(*args)) or tables[-1])
+    original = tr_rotation._cos_sin
+    monkeypatch.setattr(tr_rotation, "_cos_sin", lambda *args: tables.append(original(*args)) or tables[-1])
     x_bf16 = random_tensor((1, 2, 5, 8), torch.bfloat16)
     compiled = tr.apply_rope_compiled(x_bf16, pos, layout="half")
     assert [tuple(t.shape) for pair in tables for t in pair] == [(5, 4), (5, 4)]

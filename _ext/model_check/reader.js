@@ -318,7 +318,7 @@ function mropeAxes(section, assignment) {
 
 // --- what some attention layers add, and the families with readers of their own -----------------
 
-function _llama4_extra(cfg, parts) {
+function llama4_extra(cfg, parts) {
   const qk = truthy(cfg.classDefault("use_qk_norm"));
   const out = { qk_norm: qk && parts.uses_rope ? "after_rope" : "none" };
   if (!parts.uses_rope && truthy(cfg.classDefault("attn_temperature_tuning"))) {
@@ -330,11 +330,11 @@ function _llama4_extra(cfg, parts) {
 /** rope_edu.models.reader.BEAM_QUERY_POWER: constants of Beam's modeling code, not config fields. */
 const BEAM_QUERY_POWER = [2048.0, 0.1];
 
-function _beam_extra(cfg, parts) {
+function beam_extra(cfg, parts) {
   return parts.uses_rope ? {} : { query_power: [...BEAM_QUERY_POWER] };
 }
 
-function _mla_softmax_extra(cfg, parts) {
+function mla_softmax_extra(cfg, parts) {
   const rope = parts.rope;
   const allDim = own(rope.block, "mscale_all_dim");
   if (!parts.uses_rope || rope.rope_type === "default" || !truthy(allDim)) return {};
@@ -343,7 +343,7 @@ function _mla_softmax_extra(cfg, parts) {
   return { softmax_scale_factor: m * m };
 }
 
-function _query_scale_extra(cfg, parts) {
+function query_scale_extra(cfg, parts) {
   const rope = parts.rope;
   if (!parts.uses_rope) return {};
   const beta = own(rope.block, "llama_4_scaling_beta");
@@ -356,11 +356,11 @@ function _query_scale_extra(cfg, parts) {
   return { query_scale: [positiveInt(length, "original_max_position_embeddings"), beta] };
 }
 
-function _mla_query_scale_extra(cfg, parts) {
-  return { ..._mla_softmax_extra(cfg, parts), ..._query_scale_extra(cfg, parts) };
+function mla_query_scale_extra(cfg, parts) {
+  return { ...mla_softmax_extra(cfg, parts), ...query_scale_extra(cfg, parts) };
 }
 
-function _read_gptj(reg, cfg, layerType, layer) {
+function read_gptj(reg, cfg, layerType, layer) {
   [layerType, layer] = selectLayer(cfg, layerType, layer, null);
   for (const name of ["rope_theta", "rope_scaling", "rope_parameters"]) {
     if (cfg.has(name)) throw valueError(`${name} is set, but GPT-J's code has no such field: its base is fixed at 10000 and it has no scaling`);
@@ -382,7 +382,7 @@ function _read_gptj(reg, cfg, layerType, layer) {
     layer_type: layerType, layer };
 }
 
-function _read_minimind(reg, cfg, layerType, layer) {
+function read_minimind(reg, cfg, layerType, layer) {
   if (given(layerType) || given(layer)) selectLayer(cfg, layerType, layer, null);
   for (const old of ["dim", "n_heads"]) {
     if (cfg.has(old) && !cfg.has("hidden_size")) {
@@ -420,7 +420,7 @@ function minimindYarn(cfg, block, b, dim) {
 
 /** Every callable the registry may name, by its Python name (rope_edu.models.mirrored.CALLABLES, the same list). */
 export const CALLABLES = {
-  ...PARAMS, ...FREQUENCIES, _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra, _read_gptj, _read_minimind,
+  ...PARAMS, ...FREQUENCIES, beam_extra, llama4_extra, mla_softmax_extra, query_scale_extra, mla_query_scale_extra, read_gptj, read_minimind,
 };
 
 export function call(name, ...args) {

@@ -2,7 +2,7 @@
 
 :class:`ConfigReader` wraps a config dict and records every default it uses (and, through
 :meth:`ConfigReader.class_default`, reads the family row's ``class_defaults``); :func:`rope_block` finds
-the RoPE block and :func:`_theta` the base; :func:`_fraction` and :func:`_rotated` read how much of a
+the RoPE block and :func:`read_theta` the base; :func:`rotated_fraction` and :func:`rotated_dims` read how much of a
 head rotates. The parameters of each ``rope_type`` are read by its entry of
 :data:`~rope_edu.models.rope_types.ROPE_TYPES`. No family is named here: :mod:`.reader` passes each
 family's data in.
@@ -129,14 +129,14 @@ def positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
-def _head_dim(cfg: ConfigReader, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
+def read_head_dim(cfg: ConfigReader, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
     """``head_dim`` when the config states it, else ``hidden_size // num_attention_heads``."""
     if cfg.has("head_dim"):
         return positive_int(cfg.data["head_dim"], "head_dim")
-    return _split_heads(cfg, hidden, heads)
+    return head_dim_from_hidden(cfg, hidden, heads)
 
 
-def _split_heads(cfg: ConfigReader, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
+def head_dim_from_hidden(cfg: ConfigReader, hidden: str = "hidden_size", heads: str = "num_attention_heads") -> int:
     size, n = cfg.size(hidden), cfg.size(heads)
     if size % n:
         raise ValueError(f"{hidden} = {size} is not a multiple of {heads} = {n}")
@@ -197,7 +197,7 @@ def rope_block(cfg: ConfigReader, ignored: Sequence[str] = (), label: str = "") 
     return blocks[0][1], blocks[0][0]
 
 
-def _theta(cfg: ConfigReader, block: Mapping[str, Any], where: str, keys: Sequence[str],
+def read_theta(cfg: ConfigReader, block: Mapping[str, Any], where: str, keys: Sequence[str],
            default: float | None, source: str) -> float:
     """``rope_theta`` from the RoPE block or the top level (under any of ``keys``), or a documented default."""
     values = [(f"{where}.rope_theta", block.get("rope_theta"))] + [(k, cfg.data.get(k)) for k in keys]
@@ -207,14 +207,14 @@ def _theta(cfg: ConfigReader, block: Mapping[str, Any], where: str, keys: Sequen
         raise ValueError(f"the config states different bases: {', '.join(f'{n} = {v!r}' for n, v in stated)}")
     if stated:
         name, value = stated[0]
-        return _base(value, name)
+        return valid_base(value, name)
     if default is None:
         raise ValueError(f"the {cfg.model_type!r} config is missing the field {name0!r} (the RoPE base)")
     cfg.record(name0, default, source)
     return default
 
 
-def _base(value: Any, name: str) -> float:
+def valid_base(value: Any, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number > 1, got {value!r} of type {type(value).__name__}")
     if not math.isfinite(float(value)) or float(value) <= 1.0:
@@ -222,7 +222,7 @@ def _base(value: Any, name: str) -> float:
     return float(value)
 
 
-def _param(block: Mapping[str, Any], name: str, where: str) -> Any:
+def required_param(block: Mapping[str, Any], name: str, where: str) -> Any:
     value = block.get(name)
     if value is None:
         rope_type = block.get("rope_type", "default")
@@ -245,7 +245,7 @@ def original_length(cfg: ConfigReader, block: Mapping[str, Any], where: str, *, 
     return value
 
 
-def _fraction(cfg: ConfigReader, rope: RopeBlock, names: Sequence[str], default: float | None, source: str) -> tuple[float, str]:
+def rotated_fraction(cfg: ConfigReader, rope: RopeBlock, names: Sequence[str], default: float | None, source: str) -> tuple[float, str]:
     """The rotated fraction of a head and the field it was read from (stated twice: they must agree)."""
     stated = []
     for name in names:
@@ -268,7 +268,7 @@ def _fraction(cfg: ConfigReader, rope: RopeBlock, names: Sequence[str], default:
     return default, names[0]
 
 
-def _rotated(head_dim: int, fraction: float, label: str) -> int:
+def rotated_dims(head_dim: int, fraction: float, label: str) -> int:
     """``int(head_dim * fraction)`` as transformers computes it, which must be even and positive."""
     dims = int(head_dim * fraction)
     if dims <= 0 or dims % 2:

@@ -33,7 +33,7 @@ class Family:
 
     Most families differ only in data: where the rotated dims sit and how many, the pair layout,
     the default base, which layers rotate, how a per-layer-type config is keyed. The standard reader
-    (:func:`_read_family`) turns a configuration and these fields into a :class:`RopeSpec`; a family
+    (:func:`read_family`) turns a configuration and these fields into a :class:`RopeSpec`; a family
     whose code needs more (GPT-J's fixed table, MiniMind outside transformers) names its own ``read``.
 
     Attributes

@@ -25,8 +25,8 @@ from typing import Any, Callable, Mapping
 
 from .config import HF_THETA
 from .layers import LOCAL_GLOBAL
-from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
-                     _read_gptj, _read_minimind)
+from .reader import (beam_extra, llama4_extra, mla_query_scale_extra, mla_softmax_extra, query_scale_extra,
+                     read_gptj, read_minimind)
 from .registry import FLAT_WRAPPERS, WRAPPERS
 from .rope_types import ROPE_TYPES
 
@@ -34,9 +34,9 @@ __all__ = ["CALLABLES", "TABLES", "callable_name"]
 
 _ROWS: tuple[Callable[..., Any], ...] = (
     # a family's ``extra``: what its attention adds to the spec
-    _beam_extra, _llama4_extra, _mla_softmax_extra, _query_scale_extra, _mla_query_scale_extra,
+    beam_extra, llama4_extra, mla_softmax_extra, query_scale_extra, mla_query_scale_extra,
     # a family's own ``read``
-    _read_gptj, _read_minimind,
+    read_gptj, read_minimind,
 )
 
 #: Python name -> function, for every function the interpreter implements under that name: the

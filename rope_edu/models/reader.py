@@ -1,11 +1,11 @@
 """The standard reader: a configuration and a family's row -> the ingredients of a RopeSpec.
 
-:func:`_read_family` reads any row of :data:`~rope_edu.models.registry.FAMILIES` that names no
+:func:`read_family` reads any row of :data:`~rope_edu.models.registry.FAMILIES` that names no
 ``read`` of its own: which layers the selection covers and whether they rotate (:mod:`.layers`),
 their RoPE parameters (:func:`.rope_types.read_rope`, with the config helpers of
 :mod:`.config`), the rotated part of the head, the pair layout, M-RoPE and
 what the family's attention adds (the ``extra`` functions below). GPT-J/CodeGen and MiniMind have
-readers of their own (``_read_gptj``, ``_read_minimind``). The page's interpreter follows this module
+readers of their own (``read_gptj``, ``read_minimind``). The page's interpreter follows this module
 in ``_ext/model_check/reader.js``, function by function, camelCased (``_rope_for`` is ``ropeFor``);
 the functions a row names (an ``extra``, a ``read``) keep their Python names there, as listed in
 :data:`rope_edu.models.mirrored.CALLABLES`.
@@ -18,8 +18,8 @@ from typing import Any, Mapping, Sequence
 
 from ..multidim import mrope_axes
 from ..scaling import yarn_correction_index, yarn_softmax_scale
-from .config import (_base, ConfigReader, _fraction, _head_dim, no_partial, _param, positive_int, RopeBlock, rope_block,
-                     _rotated, _split_heads)
+from .config import (ConfigReader, RopeBlock, head_dim_from_hidden, no_partial, positive_int, read_head_dim,
+                     required_param, rope_block, rotated_dims, rotated_fraction, valid_base)
 from .family import Family
 from .layers import (LOCAL_GLOBAL, NOT_ATTENTION, select_layer, known_types, layer_types, no_rope_reason, per_layer,
                      rule_state, type_names, whole_model_reason)
@@ -76,12 +76,12 @@ def _dropped_theta(family: Family, cfg: ConfigReader, block: Mapping[str, Any], 
             continue
         value = cfg.data[name]
         if block.get("rope_theta") is not None:
-            if _base(value, name) != _base(block["rope_theta"], f"{where}.rope_theta"):
+            if valid_base(value, name) != valid_base(block["rope_theta"], f"{where}.rope_theta"):
                 raise ValueError(f"the config states different bases: {where}.rope_theta = {block['rope_theta']!r}, "
                                  f"{name} = {value!r} (transformers 5 keeps the first and drops {name})")
             continue
         default = family.theta_default(key)
-        if _base(value, name) != default:
+        if valid_base(value, name) != default:
             cfg.record(name, value, f"is ignored: {family.label}'s config class drops that keyword and keeps its "
                        f"default base {default!r}, which its code then uses", kind="unread")
 
@@ -144,14 +144,14 @@ def _rope_for(family: Family, cfg: ConfigReader, key: str | None, nested: list[s
 
 def _head_size(family: Family, cfg: ConfigReader) -> int:
     if family.head == "split":
-        return _split_heads(cfg)
+        return head_dim_from_hidden(cfg)
     if family.head != "head_dim":
         return cfg.size(family.head)
     if family.head_default is not None and "head_dim" not in cfg.data:
         # the config class's default, not hidden_size // num_attention_heads (Gemma 3 4B: 256, not 320)
         value = cfg.default("head_dim", family.head_default, f"{family.label} config class default")
         return positive_int(value, "head_dim")
-    return _head_dim(cfg)
+    return read_head_dim(cfg)
 
 
 def _rotary_part(family: Family, cfg: ConfigReader, rope: RopeBlock) -> dict[str, Any]:
@@ -170,7 +170,7 @@ def _rotary_part(family: Family, cfg: ConfigReader, rope: RopeBlock) -> dict[str
         if rotary_dim % 2 or rotary_dim > head_dim:
             raise ValueError(f"rotary_dim must be an even number of dims <= head_dim = {head_dim}, got {rotary_dim}")
         return dict(head_dim=head_dim, rotary_dim=rotary_dim)
-    fraction, label = _fraction(cfg, rope, family.fraction_keys, family.default_fraction,
+    fraction, label = rotated_fraction(cfg, rope, family.fraction_keys, family.default_fraction,
                                 f"{family.label} config default")
     if family.rotary_dim_key is not None and cfg.has(family.rotary_dim_key):
         legacy = positive_int(cfg.data[family.rotary_dim_key], family.rotary_dim_key)
@@ -187,7 +187,7 @@ def _rotary_part(family: Family, cfg: ConfigReader, rope: RopeBlock) -> dict[str
         if pairs <= 0:
             raise ValueError(f"{label} = {fraction} leaves no rotating pair in a head of {head_dim}")
         return dict(head_dim=head_dim, rotary_dim=head_dim, rotating_pairs=pairs)
-    rotary_dim = _rotated(head_dim, fraction, label)
+    rotary_dim = rotated_dims(head_dim, fraction, label)
     return dict(head_dim=head_dim, rotary_dim=rotary_dim,
                 rotary_offset=head_dim - rotary_dim if family.rotary_at == "end" else 0)
 
@@ -226,7 +226,7 @@ def _nope_parts(family: Family, cfg: ConfigReader, nested: list[str], layer_type
     return rope, dict(head_dim=head_dim, rotary_dim=head_dim)
 
 
-def _read_family(family: Family, cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
+def read_family(family: Family, cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
     """The standard reader: a configuration and a family's data -> RopeSpec ingredients."""
     types = layer_types(family, cfg, layer is not None)
     layer_type, layer = select_layer(cfg, layer_type, layer, types, known=known_types(family))
@@ -347,7 +347,7 @@ def _overlay(cfg: ConfigReader, layers: list[int | None]) -> ConfigReader:
 # --- what some attention layers add (shared rules) -------------------------------------------------
 
 
-def _llama4_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
+def llama4_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """Llama 4: L2 QK-norm after RoPE (RoPE layers); NoPE layers scale queries by a temperature."""
     qk = bool(cfg.class_default("use_qk_norm"))
     out: dict[str, Any] = {"qk_norm": "after_rope" if (qk and parts["uses_rope"]) else "none"}
@@ -361,23 +361,23 @@ def _llama4_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
 BEAM_QUERY_POWER = (2048.0, 0.1)
 
 
-def _beam_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
+def beam_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """Beam: NoPE layers multiply queries by ``(1 + (m + 1) / length) ** exponent``."""
     return {} if parts["uses_rope"] else {"query_power": BEAM_QUERY_POWER}
 
 
-def _mla_softmax_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
+def mla_softmax_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """DeepSeek-style attention: ``scaling = qk_head_dim**-0.5 * mscale(factor, mscale_all_dim)**2``
     whenever ``rope_type`` is not "default" and ``mscale_all_dim`` is set (1 for factor <= 1)."""
     rope: RopeBlock = parts["rope"]
     all_dim = rope.block.get("mscale_all_dim")
     if not parts["uses_rope"] or rope.rope_type == "default" or not all_dim:
         return {}
-    factor = float(_param(rope.block, "factor", rope.where))
+    factor = float(required_param(rope.block, "factor", rope.where))
     return {"softmax_scale_factor": 1.0 if factor <= 1 else yarn_softmax_scale(factor, all_dim)}
 
 
-def _query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
+def query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
     """Ministral 3 / Mistral 4: after RoPE, queries are multiplied by
     ``1 + llama_4_scaling_beta * ln(1 + floor(position / original_max_position_embeddings))``."""
     rope: RopeBlock = parts["rope"]
@@ -393,14 +393,14 @@ def _query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, An
     return {"query_scale": (float(positive_int(length, "original_max_position_embeddings")), float(beta))}
 
 
-def _mla_query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
-    return {**_mla_softmax_extra(cfg, parts), **_query_scale_extra(cfg, parts)}
+def mla_query_scale_extra(cfg: ConfigReader, parts: dict[str, Any]) -> dict[str, Any]:
+    return {**mla_softmax_extra(cfg, parts), **query_scale_extra(cfg, parts)}
 
 
 # --- family readers for code outside the standard rules ----------------------------------------
 
 
-def _read_gptj(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
+def read_gptj(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
     layer_type, layer = select_layer(cfg, layer_type, layer, None)
     for name in ("rope_theta", "rope_scaling", "rope_parameters"):
         if cfg.has(name):
@@ -408,7 +408,7 @@ def _read_gptj(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]
                              "and it has no scaling")
     hidden = "n_embd" if cfg.has("n_embd") else "hidden_size"
     heads = "n_head" if cfg.has("n_head") else "num_attention_heads"
-    head_dim = _split_heads(cfg, hidden, heads)
+    head_dim = head_dim_from_hidden(cfg, hidden, heads)
     if "rotary_dim" in cfg.data and cfg.data["rotary_dim"] is None:
         raise ValueError("rotary_dim is None: GPT-J's code then builds its table over the whole hidden size "
                          "(n_embd), which only fits a single head; give rotary_dim")
@@ -423,7 +423,7 @@ def _read_gptj(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]
                 max_positions=positive_int(positions, "n_positions"), layer_type=layer_type, layer=layer)
 
 
-def _read_minimind(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
+def read_minimind(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, Any]:
     if layer_type is not None or layer is not None:
         select_layer(cfg, layer_type, layer, None)
     for old in ("dim", "n_heads"):
@@ -433,8 +433,8 @@ def _read_minimind(cfg: ConfigReader, layer_type: Any, layer: Any) -> dict[str, 
                 "interleaved pairs with a fixed base; rope_spec reads the MiniMindConfig of model_minimind.py "
                 "(hidden_size, num_attention_heads, rope_theta)"
             )
-    head_dim = _head_dim(cfg)  # MiniMindConfig: head_dim, else hidden_size // num_attention_heads
-    base = _base(cfg.require("rope_theta", " (MiniMind is not in transformers: no documented default)"),
+    head_dim = read_head_dim(cfg)  # MiniMindConfig: head_dim, else hidden_size // num_attention_heads
+    base = valid_base(cfg.require("rope_theta", " (MiniMind is not in transformers: no documented default)"),
                  "rope_theta")
     scaling = cfg.data.get("rope_scaling")
     if scaling is None and cfg.data.get("inference_rope_scaling"):
@@ -454,7 +454,7 @@ def _minimind_yarn(cfg: ConfigReader, block: dict[str, Any], base: float, dim: i
     # MiniMind's own YaRN: every field stated (its code's defaults differ from transformers', e.g. its
     # attention_factor defaults to 1.0), applied only when max_position_embeddings exceeds the original.
     names = ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor")
-    params = {name: _param(block, name, where) for name in names}
+    params = {name: required_param(block, name, where) for name in names}
     if cfg.size("max_position_embeddings") <= positive_int(params["original_max_position_embeddings"],
                                                             "rope_scaling.original_max_position_embeddings"):
         return RopeBlock(base, "default", {}, where, block)

@@ -12,8 +12,8 @@ from types import MappingProxyType
 from typing import Any
 
 from .family import Family
-from .reader import (_beam_extra, _llama4_extra, _mla_query_scale_extra, _mla_softmax_extra, _query_scale_extra,
-                     _read_gptj, _read_minimind)
+from .reader import (beam_extra, llama4_extra, mla_query_scale_extra, mla_softmax_extra, query_scale_extra,
+                     read_gptj, read_minimind)
 
 _F = Family
 # RoPE parameters config classes fill in when a config gives none (what a dict without them gets)
@@ -36,7 +36,7 @@ _DSV4_NOTE = ("its compressor also appends compressed key entries, each rotated 
               "position of its window; the attention output is rotated back by -m theta (keys are values)")
 _MROPE_ALIAS = MappingProxyType({"mrope": "default"})  # transformers reads rope_type "mrope" as plain RoPE
 # MLA families whose attention always reads interleaved pairs and writes them back half-split
-_MLA_INTERLEAVED: dict[str, Any] = dict(layout="interleaved", output_layout="half", extra=_mla_softmax_extra)
+_MLA_INTERLEAVED: dict[str, Any] = dict(layout="interleaved", output_layout="half", extra=mla_softmax_extra)
 # Gemma 4's config classes give full-attention layers head_dim = global_head_dim (default 512)
 _GLOBAL_HEAD = MappingProxyType({"full_attention": ("global_head_dim", 512)})
 # Qwen3-Next / Qwen3.5 without layer_types: every full_attention_interval-th layer attends, the others are linear
@@ -72,7 +72,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        default_theta=_GEMMA3_THETA, layers=("pattern", "sliding_window_pattern", 6),
        local_theta=("rope_local_base_freq", "sliding_attention"), head_default=256),
     _F("deepseek_v3", "DeepSeek-V3, Kimi K2 / K2.5 (MLA)", ("deepseek_v3", "kimi_k2"), "transformers.models.deepseek_v3",
-       rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+       rotary="mla", interleave=("rope_interleave", True), extra=mla_softmax_extra),
     _F("phi3", "Phi-3, Phi-3.5, Phi-4-mini", ("phi3",), "transformers.models.phi3", rotary="fraction",
        allowed_rope_types=("default", "longrope"), rename=MappingProxyType({"su": "longrope", "yarn": "longrope"}),
        top_level_original=True),
@@ -80,19 +80,19 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("gpt_neox", "GPT-NeoX, Pythia", ("gpt_neox",), "transformers.models.gpt_neox", rotary="fraction",
        fraction_keys=("partial_rotary_factor", "rotary_pct"), default_fraction=0.25,
        theta_keys=("rotary_emb_base",), ignored_theta=("rope_theta",), head="split"),
-    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=_read_gptj,
+    _F("gptj", "GPT-J", ("gptj",), "transformers.models.gptj", read=read_gptj,
        class_defaults=_GPTJ_DEFAULTS),
     _F("glm", "GLM-4 (glm, glm4)", ("glm", "glm4"), "transformers.models.glm, transformers.models.glm4",
        layout="interleaved", rotary="fraction", default_fraction=0.5, head_default=128),
     _F("smollm3", "SmolLM3", ("smollm3",), "transformers.models.smollm3", default_theta=2_000_000.0,
        layers=("nope_flags", 4, "full_attention", "full_attention")),
     _F("llama4", "Llama 4 (text)", ("llama4_text",), "transformers.models.llama4", layout="interleaved",
-       default_theta=500_000.0, layers=("nope_flags", 4, "chunked_attention", "full_attention"), extra=_llama4_extra,
+       default_theta=500_000.0, layers=("nope_flags", 4, "chunked_attention", "full_attention"), extra=llama4_extra,
        head_default=128, class_defaults=_LLAMA4_DEFAULTS),
     _F("gpt_oss", "GPT-OSS", ("gpt_oss",), "transformers.models.gpt_oss", default_theta=150_000.0,
        default_block=_GPT_OSS_YARN, head_default=64),
     _F("minimind", "MiniMind (a plain dict; model_minimind.py)", ("minimind",),
-       "jingyaogong/minimind model/model_minimind.py", read=_read_minimind),
+       "jingyaogong/minimind model/model_minimind.py", read=read_minimind),
     _F("qwen2_vl", "Qwen2-VL (language model, M-RoPE)", ("qwen2_vl_text",), "transformers.models.qwen2_vl",
        default_theta=1_000_000.0, mrope=("contiguous", (16, 24, 24)), rename=MappingProxyType({"mrope": "default"})),
     _F("qwen2_5_vl", "Qwen2.5-VL (language model, M-RoPE)", ("qwen2_5_vl_text",), "transformers.models.qwen2_5_vl",
@@ -111,14 +111,14 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("arcee", "Arcee (AFM)", ("arcee",), "transformers.models.arcee"),
     _F("aria", "Aria (text)", ("aria_text",), "transformers.models.aria"),
     _F("axk1", "AXK1 (MLA)", ("axk1",), "transformers.models.axk1", rotary="mla",
-       interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+       interleave=("rope_interleave", True), extra=mla_softmax_extra),
     _F("axk2", "AXK2 (MLA)", ("axk2",), "transformers.models.axk2", rotary="mla", **_MLA_INTERLEAVED),
     _F("bamba", "Bamba (hybrid Mamba)", ("bamba",), "transformers.models.bamba", rotary="fraction",
        default_fraction=0.5, layers=("attention_indices", "attn_layer_indices")),
     _F("beam", "Beam (text)", ("beam",), "transformers.models.beam", rotating_layer_types=("sliding_attention",),
-       qk_norm="before_rope", extra=_beam_extra, head_default=128),
+       qk_norm="before_rope", extra=beam_extra, head_default=128),
     _F("bitnet", "BitNet", ("bitnet",), "transformers.models.bitnet", default_theta=500000.0),
-    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=_read_gptj,
+    _F("codegen", "CodeGen", ("codegen",), "transformers.models.codegen", read=read_gptj,
        class_defaults=_GPTJ_DEFAULTS),
     _F("cohere", "Cohere Command R", ("cohere",), "transformers.models.cohere", default_theta=500000.0,
        layout="interleaved"),
@@ -135,7 +135,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("cwm", "CWM", ("cwm",), "transformers.models.cwm", default_theta=1000000.0, ignored_theta=("rope_theta",),
        default_block=_CWM_LLAMA3, head_default=128),
     _F("deepseek_v2", "DeepSeek-V2 (MLA)", ("deepseek_v2",), "transformers.models.deepseek_v2", rotary="mla",
-       layout="interleaved", extra=_mla_softmax_extra),
+       layout="interleaved", extra=mla_softmax_extra),
     _F("deepseek_v32", "DeepSeek-V3.2 (MLA)", ("deepseek_v32",), "transformers.models.deepseek_v32", rotary="mla",
        **_MLA_INTERLEAVED),
     _F("diffllama", "DiffLlama", ("diffllama",), "transformers.models.diffllama"),
@@ -168,7 +168,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("glm4_moe", "GLM-4.5 / 4.6 (MoE)", ("glm4_moe",), "transformers.models.glm4_moe", rotary="fraction",
        default_fraction=0.5),
     _F("glm4_moe_lite", "GLM-4.7-Flash (MLA)", ("glm4_moe_lite",), "transformers.models.glm4_moe_lite",
-       rotary="mla", interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+       rotary="mla", interleave=("rope_interleave", True), extra=mla_softmax_extra),
     _F("deepseek_v4", "DeepSeek-V4 (text)", ("deepseek_v4",), "transformers.models.deepseek_v4", layout="interleaved",
        rotary="fraction", rotary_at="end", default_fraction=0.125, nested_only=True, theta_keys=(),
        rope_keys=MappingProxyType({"sliding_attention": "main", "*": "compress"}),
@@ -205,7 +205,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("hunyuan_v1_moe", "Hunyuan MoE", ("hunyuan_v1_moe",), "transformers.models.hunyuan_v1_moe", retype=_NTK_ALPHA),
     _F("hy_v3", "HY-V3", ("hy_v3",), "transformers.models.hy_v3", default_theta=11158840.0, qk_norm="before_rope",
        head_default=128),
-    _F("hy_v4", "HY-V4 (MLA)", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=_mla_softmax_extra),
+    _F("hy_v4", "HY-V4 (MLA)", ("hy_v4",), "transformers.models.hy_v4", rotary="mla", extra=mla_softmax_extra),
     _F("hyperclovax", "HyperCLOVA X", ("hyperclovax",), "transformers.models.hyperclovax"),
     _F("jais2", "Jais 2", ("jais2",), "transformers.models.jais2"),
     _F("jetmoe", "JetMoE", ("jetmoe",), "transformers.models.jetmoe", head="kv_channels"),
@@ -223,17 +223,17 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("mimo_v2_flash", "MiMo-V2-Flash", ("mimo_v2_flash",), "transformers.models.mimo_v2_flash",
        rotary="fraction", ignored_theta=("rope_theta",), nested_only=True, head_default=192),
     _F("minicpm3", "MiniCPM3 (MLA)", ("minicpm3",), "transformers.models.minicpm3", rotary="mla",
-       extra=_mla_softmax_extra),
+       extra=mla_softmax_extra),
     _F("minimax", "MiniMax-Text-01", ("minimax",), "transformers.models.minimax", default_theta=1000000.0),
     _F("minimax_m2", "MiniMax-M2", ("minimax_m2",), "transformers.models.minimax_m2", rotary="fraction",
        default_theta=5000000.0, rotary_dim_key="rotary_dim", qk_norm="before_rope", head_default=128),
     _F("minimax_m3_vl", "MiniMax-M3-VL (text)", ("minimax_m3_vl_text",), "transformers.models.minimax_m3_vl",
        rotary="fraction", default_theta=5000000.0, qk_norm="before_rope", head_default=128),
     _F("ministral", "Ministral", ("ministral",), "transformers.models.ministral"),
-    _F("ministral3", "Ministral 3", ("ministral3",), "transformers.models.ministral3", extra=_query_scale_extra,
+    _F("ministral3", "Ministral 3", ("ministral3",), "transformers.models.ministral3", extra=query_scale_extra,
        ignored_theta=("rope_theta",), default_block=_MINISTRAL3_YARN, default_theta=1_000_000.0, head_default=128),
     _F("mistral4", "Mistral 4 (MLA)", ("mistral4",), "transformers.models.mistral4", rotary="mla",
-       interleave=("rope_interleave", True), extra=_mla_query_scale_extra, ignored_theta=("rope_theta",),
+       interleave=("rope_interleave", True), extra=mla_query_scale_extra, ignored_theta=("rope_theta",),
        default_block=_MISTRAL4_YARN),
     _F("mistral_large4", "Mistral Large 4 (MLA, text)", ("mistral_large4_text",),
        "transformers.models.mistral_large4", rotary="mla", **_MLA_INTERLEAVED,
@@ -302,7 +302,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
     _F("unlimited_ocr", "Unlimited-OCR (text)", ("unlimited_ocr_text",), "transformers.models.unlimited_ocr"),
     _F("vaultgemma", "VaultGemma", ("vaultgemma",), "transformers.models.vaultgemma", head_default=256),
     _F("youtu", "Youtu-LLM (MLA)", ("youtu",), "transformers.models.youtu", rotary="mla",
-       interleave=("rope_interleave", True), extra=_mla_softmax_extra),
+       interleave=("rope_interleave", True), extra=mla_softmax_extra),
     # no rotation in the text model: every layer reads as NoPE, with the reason
     _F("glm5_next", "GLM-5-Next (text)", ("glm5_next_text",), "transformers.models.glm5_next",
        head="qk_nope_head_dim", layers=("nope", _GLM5_NEXT_NOPE)),

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..rope import frequencies
 from ..scaling import METHODS, scaled_frequencies, yarn_ramp
-from .config import HF_THETA, ConfigReader, original_length, _param, positive_int, RopeBlock, rope_block, _theta
+from .config import HF_THETA, ConfigReader, RopeBlock, original_length, positive_int, read_theta, required_param, rope_block
 
 __all__ = ["ROPE_TYPES", "RopeType"]
 
@@ -43,14 +43,14 @@ def _default_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dic
 
 
 def _linear_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
-    return {"factor": _param(block, "factor", where)}
+    return {"factor": required_param(block, "factor", where)}
 
 
 def _dynamic_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     # transformers' dynamic NTK measures lengths against config.max_position_embeddings (not
     # original_max_position_embeddings): scale = factor * seq_len / max_position_embeddings - (factor - 1).
     return {
-        "factor": _param(block, "factor", where),
+        "factor": required_param(block, "factor", where),
         "original_max_position_embeddings": cfg.require(
             "max_position_embeddings", " (dynamic NTK rescales past max_position_embeddings)"
         ),
@@ -59,7 +59,7 @@ def _dynamic_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dic
 
 def _yarn_params(cfg: ConfigReader, block: dict, where: str, *, nested: bool = False, **_: Any) -> dict[str, Any]:
     params: dict[str, Any] = {
-        "factor": _param(block, "factor", where),
+        "factor": required_param(block, "factor", where),
         "original_max_position_embeddings": original_length(cfg, block, where),
     }
     # transformers: `rope_parameters.get("beta_fast") or 32`, `... or 1`, truncate defaults to True
@@ -92,9 +92,9 @@ def _yarn_params(cfg: ConfigReader, block: dict, where: str, *, nested: bool = F
 
 def _llama3_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict[str, Any]:
     return {
-        "factor": _param(block, "factor", where),
-        "low_freq_factor": _param(block, "low_freq_factor", where),
-        "high_freq_factor": _param(block, "high_freq_factor", where),
+        "factor": required_param(block, "factor", where),
+        "low_freq_factor": required_param(block, "low_freq_factor", where),
+        "high_freq_factor": required_param(block, "high_freq_factor", where),
         "original_max_position_embeddings": original_length(cfg, block, where),
     }
 
@@ -102,8 +102,8 @@ def _llama3_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> dict
 def _longrope_params(cfg: ConfigReader, block: dict, where: str, *, top_level_original: bool = False, **_: Any) -> dict[str, Any]:
     original = original_length(cfg, block, where, top_level_original=top_level_original)
     params: dict[str, Any] = {
-        "short_factor": tuple(_param(block, "short_factor", where)),
-        "long_factor": tuple(_param(block, "long_factor", where)),
+        "short_factor": tuple(required_param(block, "short_factor", where)),
+        "long_factor": tuple(required_param(block, "long_factor", where)),
         "original_max_position_embeddings": original,
     }
     if block.get("factor") is not None:
@@ -132,12 +132,12 @@ def _ntk_alpha_params(cfg: ConfigReader, block: dict, where: str, **_: Any) -> d
     # Hunyuan: a "dynamic" block with a truthy alpha stretches the base to rope_theta * alpha**(d / (d - 2)),
     # d = config.head_dim, the same at every length. transformers' validation of "dynamic" still requires
     # factor, which this type never uses; without head_dim the code fails.
-    factor = _param(block, "factor", where)
+    factor = required_param(block, "factor", where)
     cfg.require("head_dim", " (the NTK-alpha base rope_theta * alpha**(d / (d - 2)) reads d = head_dim; "
                             "without it transformers fails)")
     cfg.record(f"{where}.factor", factor, f"is not used: with alpha = {block['alpha']!r} the code stretches the base "
                "(NTK-alpha) instead of dynamic NTK", kind="unread")
-    return {"alpha": _param(block, "alpha", where)}
+    return {"alpha": required_param(block, "alpha", where)}
 
 
 # --- frequency functions: (dim, base, parameters, rotating pairs) -> (inv_freq, attention_factor) ----------
@@ -303,7 +303,7 @@ def read_rope(cfg: ConfigReader, *, theta_keys: Sequence[str] = ("rope_theta",),
     if block is None:
         block, where = rope_block(cfg)
     assert where is not None
-    base = _theta(cfg, block, where, theta_keys, default_theta, theta_source)
+    base = read_theta(cfg, block, where, theta_keys, default_theta, theta_source)
     if block.get("rope_type") is None:
         rope_type = "default"
         if block:  # transformers: rope_type defaults to "default"

@@ -1,7 +1,7 @@
 """The spec: :func:`rope_spec` reads a configuration into a :class:`RopeSpec`, which applies it.
 
 :func:`rope_spec` finds the family (through a multimodal wrapper's ``text_config`` where there is one),
-runs its reader (:func:`~rope_edu.models.reader._read_family` or the family's own) and checks the
+runs its reader (:func:`~rope_edu.models.reader.read_family` or the family's own) and checks the
 result; :class:`RopeSpec` computes the frequencies (its ``rope_type``'s entry of
 :data:`~rope_edu.models.rope_types.ROPE_TYPES`), rotates queries and keys as the family's code
 does, and describes itself.
@@ -22,7 +22,7 @@ from ..multidim import apply_mrope
 from ..rope import LAYOUTS, apply_rope, layout_permutation
 from .config import Default, ConfigReader, RopeBlock
 from .family import QK_NORM
-from .reader import _read_family
+from .reader import read_family
 from .registry import FLAT_WRAPPERS, WRAPPERS, FAMILIES, MODEL_TYPES, UNSUPPORTED
 from .rope_types import ROPE_TYPES
 
@@ -78,8 +78,7 @@ class RopeSpec:
         ``scaling`` still reads it, with a ``DeprecationWarning``.
     rope_params : mapping
         The ``rope_type``'s parameters (``seq_len`` excluded: :meth:`apply` computes it). Its old
-        name ``scaling_params`` still reads it (deprecated, without a warning while chapters
-        still read it).
+        name ``scaling_params`` still reads it, with a ``DeprecationWarning``.
     attention_factor : float
         Multiplies cos and sin, so rotated queries and keys (logits of the rotated part times its square).
     softmax_scale_factor : float
@@ -169,8 +168,9 @@ class RopeSpec:
 
     @property
     def scaling_params(self) -> Mapping[str, Any]:
-        """Deprecated: the old name of :attr:`rope_params` (no warning yet: chapters 5, 10 and 14
-        still read it, and a warning on stderr fails the book's build)."""
+        """Deprecated: the old name of :attr:`rope_params`."""
+        warnings.warn("RopeSpec.scaling_params is deprecated: read RopeSpec.rope_params (the same mapping, "
+                      "transformers' name)", DeprecationWarning, stacklevel=2)
         return self.rope_params
 
     # --- frequencies ---------------------------------------------------------------------------
@@ -540,7 +540,7 @@ def rope_spec(config: Any, layer_type: str | None = None, *, layer: int | None =
                          f"(its layout, rotated dims and layer rules); supported: {supported}")
     family = FAMILIES[MODEL_TYPES[model_type]]
     cfg = ConfigReader(data, model_type, family)
-    parts = family.read(cfg, layer_type, layer) if family.read else _read_family(family, cfg, layer_type, layer)
+    parts = family.read(cfg, layer_type, layer) if family.read else read_family(family, cfg, layer_type, layer)
     rope: RopeBlock = parts.pop("rope")
     head_dim, rotary_dim = parts["head_dim"], parts["rotary_dim"]
     offset = parts.setdefault("rotary_offset", 0)

@@ -25,7 +25,7 @@ from .._checks import check_choice, check_dim
 from ..rope import apply_rope, frequencies
 from ..scaling import METHODS as SCALING_METHODS
 from ..scaling import (
-    _factor, _length, beyond_trained_angles, dynamic_scale, frequency_ratio, llama3_ramp, rotations,
+    beyond_trained_angles, check_factor, check_length, dynamic_scale, frequency_ratio, llama3_ramp, rotations,
     scaled_frequencies, yarn_ramp,
 )
 from ._core import Control, Figure
@@ -73,7 +73,7 @@ LABELS: dict[str, str] = {name: SCALING_METHODS[name].label for name in METHOD_P
 def method_params(method: str, factor: float, original: int) -> dict[str, Any]:
     """The parameters :func:`rope_edu.scaling.scaled_frequencies` gets for the widget's choices."""
     method = check_choice(method, METHOD_PARAMS, "method")
-    return METHOD_PARAMS[method](_factor(factor), _length(original, "original"))
+    return METHOD_PARAMS[method](check_factor(factor), check_length(original, "original"))
 
 
 def fixed_pair(dim: int = DIM) -> tuple[np.ndarray, np.ndarray]:

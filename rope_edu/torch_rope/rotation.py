@@ -1,36 +1,10 @@
-"""The torch path: RoPE on any device PyTorch runs on (CUDA when present, CPU otherwise).
+"""RoPE on torch tensors: the checks, frequencies and angles, the layout kernels, eager and compiled.
 
-The same operations as the numpy core :mod:`rope_edu.rope`, with the same argument names,
-checks and error messages, over ``torch.Tensor``::
-
-    import torch
-    from rope_edu import torch_rope
-
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    q = torch.randn(1, 32, 4096, 128, device=device, dtype=torch.bfloat16)
-    q_rot = torch_rope.apply_rope(q, torch.arange(4096, device=device), layout="half")
-
-This module is imported only on request (``import rope_edu`` never imports torch).
-
-Precision policy, the point of chapter 8:
-
-* **Angles** :math:`m\\theta_i` are computed in float32 at least, float64 when ``x`` is float64
-  or when asked (``angle_dtype=torch.float64``), never in the input's bfloat16/float16: bfloat16
-  holds consecutive integers only up to 256 and float16 only up to 2048, so positions and angles
-  computed there collapse (see :func:`rope_angles`, which exists to show it).
-* **Frequencies** are computed in float64 by :func:`rope_edu.frequencies` and rounded once.
-* **The rotation** runs in ``promote(x.dtype, float32)`` (half-precision inputs are rotated in
-  float32) and the result is rounded once to the input's dtype.
-* Integer ``x`` gives a result in ``torch.get_default_dtype()`` (float32 unless changed), where
-  the numpy core gives float64: torch's default floating type, not numpy's.
-
-Two entry points share the checks, the cos/sin tables and the layout kernels of
-:data:`LAYOUTS`. Both compute cos and sin once per position, a ``(seq, dim // 2)`` table that the
-kernels broadcast over the heads. :func:`apply_rope` runs the kernels eagerly (one PyTorch
-kernel per operation, arranged to make few passes over memory) and :func:`apply_rope_compiled`
-runs them through ``torch.compile``, where they take the plain formula, which the compiler
-fuses into one pass over ``x``. It compiles lazily, on the first call per layout, so importing
-this module stays cheap.
+The torch counterparts of :mod:`rope_edu.rope`, under :mod:`rope_edu.torch_rope`'s precision policy
+(its docstring): :func:`frequencies`, :func:`rope_angles`, :data:`LAYOUTS` (one
+:class:`TorchLayout` kernel per layout), :func:`apply_rope` and :func:`apply_rope_compiled`, all
+over ``x`` of shape ``(..., seq, dim)`` with positions broadcasting to ``x.shape[:-1]``; and the
+checks they share (with the numpy checks' wording), which :mod:`.model` reads too.
 """
 
 from __future__ import annotations
@@ -42,8 +16,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from . import rope as _np_rope
-from ._checks import check_base, check_choice, check_dim, check_int, check_inv_freq, check_positions
+from .. import rope as _np_rope
+from .._checks import check_base, check_choice, check_dim, check_inv_freq, check_positions
 
 __all__ = [
     "ANGLE_DTYPES",
@@ -53,10 +27,11 @@ __all__ = [
     "rope_angles",
     "apply_rope",
     "apply_rope_compiled",
-    "OpTraffic",
-    "memory_traffic",
-    "TorchLlama",
+    "check_float_dtype",
+    "check_positions_tensor",
+    "check_inv_freq_tensor",
 ]
+
 
 #: Dtypes allowed for the angles inside :func:`apply_rope` (half precision is refused).
 ANGLE_DTYPES: tuple[torch.dtype, ...] = (torch.float32, torch.float64)
@@ -83,7 +58,7 @@ def _check_tensor(x: Any, name: str = "x") -> torch.Tensor:
     return x
 
 
-def _check_float_dtype(dtype: Any, name: str, allowed: tuple[torch.dtype, ...] | None = None) -> torch.dtype:
+def check_float_dtype(dtype: Any, name: str, allowed: tuple[torch.dtype, ...] | None = None) -> torch.dtype:
     """``dtype`` must be a floating ``torch.dtype`` (one of ``allowed`` when given)."""
     if not isinstance(dtype, torch.dtype):
         raise TypeError(
@@ -100,7 +75,7 @@ def _check_float_dtype(dtype: Any, name: str, allowed: tuple[torch.dtype, ...] |
     return dtype
 
 
-def _check_positions(positions: Any, shape: tuple[int, ...], name: str = "positions") -> torch.Tensor:
+def check_positions_tensor(positions: Any, shape: tuple[int, ...], name: str = "positions") -> torch.Tensor:
     """Positions as a tensor that broadcasts to ``shape`` (``x.shape[:-1]``).
 
     Non-tensors go through the numpy check (:func:`rope_edu._checks.check_positions`). Tensors are
@@ -182,7 +157,7 @@ def frequencies(
     """
     dim = check_dim(dim)
     base = check_base(base)
-    dtype = _check_float_dtype(dtype, "dtype")
+    dtype = check_float_dtype(dtype, "dtype")
     return torch.from_numpy(_np_rope.frequencies(dim, base)).to(device=device, dtype=dtype)
 
 
@@ -208,7 +183,7 @@ def rope_angles(positions: Any, inv_freq: Any, *, dtype: torch.dtype = torch.flo
     torch.Tensor, shape (..., dim // 2), dtype ``dtype``
         On the device of ``inv_freq`` when it is a tensor, else of ``positions``, else the CPU.
     """
-    dtype = _check_float_dtype(dtype, "dtype")
+    dtype = check_float_dtype(dtype, "dtype")
     if isinstance(inv_freq, torch.Tensor):
         if inv_freq.ndim != 1:
             raise ValueError(f"inv_freq must have shape (dim // 2,), got shape {tuple(inv_freq.shape)}")
@@ -219,7 +194,7 @@ def rope_angles(positions: Any, inv_freq: Any, *, dtype: torch.dtype = torch.flo
             raise ValueError(f"inv_freq must have shape (dim // 2,), got shape {arr.shape}")
         freqs = check_inv_freq_tensor(arr, 2 * arr.shape[0])
     pos_shape = tuple(positions.shape) if isinstance(positions, torch.Tensor) else np.shape(positions)
-    pos = _check_positions(positions, tuple(pos_shape))
+    pos = check_positions_tensor(positions, tuple(pos_shape))
     device = inv_freq.device if isinstance(inv_freq, torch.Tensor) else pos.device
     return _angles(pos.to(device=device, dtype=dtype), freqs.to(device=device, dtype=dtype))
 
@@ -338,8 +313,8 @@ def _prepare(x: Any, positions: Any, base: Any, layout: Any, inv_freq: Any, angl
     out_dtype = x.dtype if x.dtype.is_floating_point else torch.get_default_dtype()
     if angle_dtype is None:
         angle_dtype = torch.float64 if out_dtype == torch.float64 else torch.float32
-    angle_dtype = _check_float_dtype(angle_dtype, "angle_dtype", ANGLE_DTYPES)
-    pos = _check_positions(positions, tuple(x.shape[:-1])).to(device=x.device, dtype=angle_dtype)
+    angle_dtype = check_float_dtype(angle_dtype, "angle_dtype", ANGLE_DTYPES)
+    pos = check_positions_tensor(positions, tuple(x.shape[:-1])).to(device=x.device, dtype=angle_dtype)
     if inv_freq is None:
         freqs = _cached_frequencies(dim, base, x.device, angle_dtype)
     else:
@@ -428,191 +403,3 @@ def apply_rope_compiled(
     if x.numel() == 0:
         return torch.empty(x.shape, dtype=out_dtype, device=x.device)
     return _compiled_kernel(layout)(x, *_cos_sin(pos, freqs, out_dtype), out_dtype)
-
-
-# --- counting memory traffic ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OpTraffic:
-    """The bytes one tensor operation reads and writes (an entry of :func:`memory_traffic`).
-
-    Attributes
-    ----------
-    op : str
-        The ATen operation, e.g. ``"aten.mul.Tensor"`` or ``"aten.addcmul_.default"``.
-    read, written : int
-        Bytes of the counted tensors it takes and of those it produces (or modifies in place).
-    """
-
-    op: str
-    read: int
-    written: int
-
-
-def memory_traffic(fn: Callable[[], Any], *, min_numel: int = 1) -> list[OpTraffic]:
-    """Run ``fn()`` once, eagerly, and list the memory traffic of every tensor operation in it.
-
-    Each ATen operation that computes something is charged ``numel * element_size`` bytes for
-    every tensor it takes (read) and every tensor it returns (written); an in-place operation
-    reads and writes its target. That is the traffic of a kernel that touches each element once,
-    the model of chapter 8: a cache that serves a second read for free is not modelled. Views,
-    reshapes and other operations whose result shares memory with an argument move no data and
-    are left out, as are allocations (``empty``).
-
-    Parameters
-    ----------
-    fn : callable
-        Called once with no arguments, e.g. ``lambda: apply_rope(x, pos)``. Eager code only: a
-        ``torch.compile``'d function would be traced, not run as compiled.
-    min_numel : int, default 1
-        Tensors with fewer elements are not counted. ``x.numel() // 2`` counts the full-size
-        passes over ``x`` (and its halves) and leaves out the small cos/sin tables, which are
-        ``1 / heads`` of its size.
-
-    Returns
-    -------
-    list of OpTraffic
-        In the order the operations ran; those with no counted traffic are left out.
-
-    Examples
-    --------
-    >>> x = torch.ones(4, 8)
-    >>> memory_traffic(x.clone)
-    [OpTraffic(op='aten.clone.default', read=128, written=128)]
-    """
-    if not callable(fn):
-        raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__}")
-    min_numel = check_int(min_numel, "min_numel", minimum=1)
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_leaves
-
-    def counted(tensors: list[torch.Tensor]) -> int:
-        return sum(t.numel() * t.element_size() for t in tensors if t.numel() >= min_numel)
-
-    log: list[OpTraffic] = []
-    allocations = {torch.ops.aten.empty, torch.ops.aten.empty_like, torch.ops.aten.empty_strided}
-
-    class _Count(TorchDispatchMode):
-        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            out = func(*args, **(kwargs or {}))
-            ins = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
-            outs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-            storages = {t.untyped_storage().data_ptr() for t in ins}
-            aliases = any(t.untyped_storage().data_ptr() in storages for t in outs)
-            if func.overloadpacket in allocations or (aliases and not func._schema.is_mutable):
-                return out  # a view or an allocation: no data moved
-            read, written = counted(ins), counted(outs)
-            if read or written:
-                log.append(OpTraffic(str(func), read, written))
-            return out
-
-    with _Count():
-        fn()
-    return log
-
-
-# --- a whole LLaMA model in torch, on rope_edu's weights --------------------------------------
-
-
-class TorchLlama:
-    """The forward pass of :func:`rope_edu.llama.llama_forward` in PyTorch, RoPE by :func:`apply_rope`.
-
-    Built from a :class:`rope_edu.llama.LlamaWeights` (e.g. :func:`rope_edu.trained.load_llama`'s
-    SmolLM2), whose arrays are copied once to ``device`` in ``dtype``; each call then runs the
-    same steps as the numpy code (embedding, per layer RMSNorm, attention with RoPE on q and k
-    and grouped-query heads, RMSNorm, SwiGLU MLP, final RMSNorm, output projection) with
-    ``torch.nn.functional.scaled_dot_product_attention``. Every layer keeps its own layout and
-    frequencies.
-
-    Parameters
-    ----------
-    model : rope_edu.llama.LlamaWeights
-    device : torch.device or str, optional
-        Default: the CPU.
-    dtype : torch floating dtype, default torch.float32
-        Weights and activations. RoPE angles are computed in float32 at least
-        (:func:`apply_rope`'s precision policy), float64 for float64.
-    """
-
-    def __init__(self, model: Any, *, device: Any = None, dtype: torch.dtype = torch.float32) -> None:
-        from .llama import LlamaWeights
-
-        if not isinstance(model, LlamaWeights):
-            raise TypeError(f"model must be rope_edu.llama.LlamaWeights, got {type(model).__name__}")
-        self.dtype = _check_float_dtype(dtype, "dtype")
-        self.device = torch.device("cpu") if device is None else torch.device(device)
-
-        def t(a: np.ndarray) -> torch.Tensor:
-            return torch.from_numpy(np.array(a)).to(device=self.device, dtype=self.dtype)  # np.array: a writable copy
-
-        self.eps = model.eps
-        self.vocab = model.vocab
-        self.embed = t(model.embed_tokens)
-        self.head = self.embed if model.lm_head is None else t(model.lm_head)
-        self.norm = t(model.norm)
-        self.layers = []
-        for layer in model.layers:
-            a = layer.attention
-            self.layers.append(dict(
-                q=t(a.q_proj), k=t(a.k_proj), v=t(a.v_proj), o=t(a.o_proj),
-                n_heads=a.n_heads, n_kv_heads=a.n_kv_heads, head_dim=a.head_dim, layout=a.layout,
-                scaling=a.attention_scaling,
-                inv_freq=torch.from_numpy(np.array(a.frequencies, dtype=np.float64)),  # a writable copy
-                gate=t(layer.mlp.gate_proj), up=t(layer.mlp.up_proj), down=t(layer.mlp.down_proj),
-                norm1=t(layer.input_norm), norm2=t(layer.post_attention_norm),
-            ))
-
-    def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * w
-
-    def __call__(self, tokens: Any, positions: Any = None) -> torch.Tensor:
-        """Logits of every token.
-
-        Parameters
-        ----------
-        tokens : torch.Tensor or array_like of int, shape (S,) or (B, S)
-        positions : torch.Tensor or array_like, shape (S,), optional
-            Default ``arange(S)``.
-
-        Returns
-        -------
-        torch.Tensor, shape (B, S, vocab), on ``device`` in ``dtype``
-        """
-        return self.hidden_states(tokens, positions) @ self.head.T
-
-    @torch.no_grad()
-    def hidden_states(self, tokens: Any, positions: Any = None) -> torch.Tensor:
-        """The final hidden states, after the last RMSNorm: ``logits = hidden_states @ head.T``.
-
-        Same arguments as calling the model; returns shape (B, S, hidden). For long sequences,
-        where the ``(S, vocab)`` logits would be large, take them a block of rows at a time.
-        """
-        ids = torch.as_tensor(np.asarray(tokens) if not isinstance(tokens, torch.Tensor) else tokens)
-        if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-            raise TypeError(f"tokens must be integer token ids, got dtype {ids.dtype}")
-        if ids.ndim == 1:
-            ids = ids[None]
-        if ids.ndim != 2 or ids.shape[1] == 0:
-            raise ValueError(f"tokens must have shape (seq,) or (batch, seq) with seq >= 1, got {tuple(ids.shape)}")
-        if int(ids.min()) < 0 or int(ids.max()) >= self.vocab:
-            raise ValueError(f"tokens must be ids in 0 .. {self.vocab - 1} (the vocabulary)")
-        b, s = ids.shape
-        pos = torch.arange(s) if positions is None else _check_positions(positions, (s,))
-        h = self.embed[ids.to(self.device)]
-        for L in self.layers:
-            x = self._rms(h, L["norm1"])
-            q = (x @ L["q"].T).view(b, s, L["n_heads"], L["head_dim"]).transpose(1, 2)
-            k = (x @ L["k"].T).view(b, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
-            v = (x @ L["v"].T).view(b, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
-            rope = dict(layout=L["layout"], inv_freq=L["inv_freq"])
-            q, k = apply_rope(q, pos, **rope), apply_rope(k, pos, **rope)
-            if L["scaling"] != 1.0:  # a scaled RoPE's attention factor (YaRN): on cos and sin
-                q, k = q * L["scaling"], k * L["scaling"]
-            rep = L["n_heads"] // L["n_kv_heads"]
-            k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
-            att = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-            h = h + att.transpose(1, 2).reshape(b, s, -1) @ L["o"].T
-            x = self._rms(h, L["norm2"])
-            h = h + (torch.nn.functional.silu(x @ L["gate"].T) * (x @ L["up"].T)) @ L["down"].T
-        return self._rms(h, self.norm)
