@@ -115,7 +115,7 @@ def forward(model, ids, start: int = 0, cache=None, keep: bool = False):
     h = model.embed[ids][None]
     out_cache = []
     for i, L in enumerate(model.layers):
-        x = model._rms(h, L["norm1"])
+        x = model.rms_norm(h, L["norm1"])
         q = (x @ L["q"].T).view(1, s, L["n_heads"], L["head_dim"]).transpose(1, 2)
         k = (x @ L["k"].T).view(1, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
         v = (x @ L["v"].T).view(1, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
@@ -141,9 +141,9 @@ def forward(model, ids, start: int = 0, cache=None, keep: bool = False):
                     q[:, :, a:b], kr[:, :, : start + b], vr[:, :, : start + b], attn_mask=mask))
             att = torch.cat(parts, dim=2)
         h = h + att.transpose(1, 2).reshape(1, s, -1) @ L["o"].T
-        x = model._rms(h, L["norm2"])
+        x = model.rms_norm(h, L["norm2"])
         h = h + (torch.nn.functional.silu(x @ L["gate"].T) * (x @ L["up"].T)) @ L["down"].T
-    return model._rms(h, model.norm)[0], out_cache
+    return model.rms_norm(h, model.norm)[0], out_cache
 
 
 def score(model, ids, answer, start: int = 0, cache=None) -> dict:

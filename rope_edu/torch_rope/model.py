@@ -65,7 +65,9 @@ class TorchLlama:
                 norm1=t(layer.input_norm), norm2=t(layer.post_attention_norm),
             ))
 
-    def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    def rms_norm(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        """RMSNorm of hidden states ``x`` (..., hidden) with weight ``w`` (hidden,) and this model's eps
+        (the scripts that run the layers one at a time call it)."""
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * w
 
     def __call__(self, tokens: Any, positions: Any = None) -> torch.Tensor:
@@ -103,7 +105,7 @@ class TorchLlama:
         pos = torch.arange(s) if positions is None else check_positions_tensor(positions, (s,))
         h = self.embed[ids.to(self.device)]
         for L in self.layers:
-            x = self._rms(h, L["norm1"])
+            x = self.rms_norm(h, L["norm1"])
             q = (x @ L["q"].T).view(b, s, L["n_heads"], L["head_dim"]).transpose(1, 2)
             k = (x @ L["k"].T).view(b, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
             v = (x @ L["v"].T).view(b, s, L["n_kv_heads"], L["head_dim"]).transpose(1, 2)
@@ -115,6 +117,6 @@ class TorchLlama:
             k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
             att = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
             h = h + att.transpose(1, 2).reshape(b, s, -1) @ L["o"].T
-            x = self._rms(h, L["norm2"])
+            x = self.rms_norm(h, L["norm2"])
             h = h + (torch.nn.functional.silu(x @ L["gate"].T) * (x @ L["up"].T)) @ L["down"].T
-        return self._rms(h, self.norm)
+        return self.rms_norm(h, self.norm)
