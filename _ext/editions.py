@@ -15,6 +15,13 @@ Sphinx internals this module replaces (written against Sphinx 7.4.7, what jupyte
   :func:`_index_terms_inside_terms` (the term table's words indexed inside longer words), and
   ``SearchChinese.js_splitter_code`` / ``sphinx.search.en.SearchEnglish.js_splitter_code``
   (the query splitter of each site's ``language_data.js``: :func:`search_code`).
+
+sphinx-exercise's internals it replaces (written against sphinx-exercise 1.2.1):
+
+- ``sphinx_exercise.post_transforms.resolve_solution_title`` -> :func:`_chinese_solution_titles`'s
+  wrapper (a Chinese solution's title reads 练习 3.1 的解答, not 解答 练习 3.1: sphinx-exercise
+  writes its translated "Solution to" before the link to the exercise); skipped where the function
+  does not exist.
 """
 
 from __future__ import annotations
@@ -455,6 +462,47 @@ def _one_document(app: Sphinx, doctree) -> None:
             node._document = doctree
 
 
+def chinese_solution_title(title: nodes.title) -> str | None:
+    """sphinx-exercise titles a solution with its word for "Solution to" (解答), then a link to the
+    exercise (" 练习 3.1"): in Chinese that reads 解答 练习 3.1. Reorders ``title`` in place to the
+    link first ("练习 3.1"), then " 的解答", and returns the new title text; None (``title`` left as
+    it is) when it is not one word followed by one link (``solution_follow_exercise``'s plain 解答)."""
+    if len(title.children) != 2 or not isinstance(title[0], nodes.Text) or not isinstance(title[1], nodes.reference):
+        return None
+    word, link = title[0].astext().strip(), title[1]
+    first = link.children[0] if link.children else None
+    if isinstance(first, nodes.Text):
+        link.replace(first, nodes.Text(first.astext().lstrip()))
+    title.remove(title[0])
+    title += nodes.Text(f" 的{word}")
+    return title.astext()
+
+
+def _chinese_solution_titles(app: Sphinx) -> None:
+    """On the Chinese edition, wrap sphinx-exercise's ``resolve_solution_title`` (called by its
+    post-transforms ``ResolveTitlesInSolutions`` and ``ResolveLinkTextToSolutions``, which look it up
+    in their module at each call) so that the title it builds goes through :func:`chinese_solution_title`."""
+    try:
+        from sphinx_exercise import post_transforms
+    except ImportError:
+        return
+    resolve = getattr(post_transforms, "resolve_solution_title", None)
+    if resolve is None or getattr(resolve, "_rope_chinese", False) or not is_chinese(app.config.language):
+        return
+
+    def resolve_in_chinese(app_, node, exercise_node):
+        node = resolve(app_, node, exercise_node)
+        title = node.children[0] if node.children else None
+        if isinstance(title, nodes.title) and is_chinese(app_.config.language):
+            text = chinese_solution_title(title)
+            if text is not None:
+                node["title"] = text
+        return node
+
+    resolve_in_chinese._rope_chinese = True  # type: ignore[attr-defined]
+    post_transforms.resolve_solution_title = resolve_in_chinese
+
+
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
@@ -466,6 +514,7 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(_OutputTexts)
     app.connect("html-page-context", _page_context)
     app.connect("builder-inited", _add_link_font)
+    app.connect("builder-inited", _chinese_solution_titles)
     app.connect("build-finished", _write_link_font)
     app.connect("doctree-resolved", _keep_punctuation_with_maths)
     app.connect("build-finished", _switch_generated_pages)

@@ -513,3 +513,26 @@ def test_the_gate_reads_a_month_as_its_number():
     assert i18n.problems("in March 2021 and April 2021", "2021 年 3 月和 2021 年 4 月") == []
     assert i18n.problems("in March 2021", "2021 年三月") != []
     assert i18n.problems("you May 2 go", "你 2 可以走") == []
+
+
+def test_chinese_solution_title_puts_the_exercise_first():
+    from docutils import nodes
+
+    title = nodes.title("", "", nodes.Text("解答"), nodes.reference("", "", nodes.Text(" 练习 3.1"), refuri="#ex"))
+    assert editions.chinese_solution_title(title) == "练习 3.1 的解答"
+    assert isinstance(title[0], nodes.reference) and title[0].astext() == "练习 3.1"
+    plain = nodes.title("", "", nodes.Text("解答"))   # solution_follow_exercise: nothing to reorder
+    assert editions.chinese_solution_title(plain) is None and plain.astext() == "解答"
+
+
+def test_chinese_solutions_are_titled_exercise_first(built_book):
+    """On the built Chinese pages every solution reads 练习 N.M 的解答, its link to the exercise first
+    (sphinx-exercise's own order, 解答 练习 3.1, is wrong in Chinese)."""
+    titles = []
+    for page in sorted((built_book / "zh" / "notebooks").glob("*.html")):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for div in soup.select("div.solution > p.admonition-title, div.solution .admonition-title"):
+            titles.append((page.name, " ".join(div.get_text(" ").split())))
+    assert titles, "no solution found on the Chinese chapter pages"
+    bad = [t for t in titles if not re.fullmatch(r"练习 \d+(\.\d+)* 的解答( \(.*\))?|练习 \d+(\.\d+)*( （.*）)? 的解答", t[1])]
+    assert not bad, bad[:5]
