@@ -402,6 +402,52 @@ class _RestoreHeadingSlugs(Transform):
             env.metadata[env.docname]["myst_slugs"] = slugs
 
 
+#: A comment in a shell or Python code block: "#" after a space, not in the first column of a line
+#: (a shell prompt's or a heading's).
+_CODE_COMMENT = re.compile(r"\s#\s")
+
+
+class _CodeComments(SphinxTransform):
+    """A code block of a prose page (``book/*.md``, not a notebook) that holds a comment is a message
+    of the page's catalog, so that its comment is translated ("make lab    # makes .venv/, ..." on the
+    landing page). For the gettext builder (``scripts/i18n.py update``) it is marked ``translatable``
+    (Sphinx extracts a literal block only then; ``gettext_additional_targets = ["literal-block"]``
+    would make every code cell of every chapter a message). Sphinx's ``Locale`` would put the
+    translation through the page's parser as ``::`` and an indented block, which MyST reads as a
+    paragraph "::": in a translated edition the block's text is replaced here instead, from the same
+    catalog, before ``Locale`` (priority 20)."""
+
+    default_priority = 15
+
+    def apply(self, **kwargs) -> None:
+        if not str(self.env.doc2path(self.env.docname)).endswith(".md"):
+            return
+        blocks = [b for b in self.document.findall(nodes.literal_block) if _CODE_COMMENT.search(b.astext())]
+        if not blocks:
+            return
+        if self.app.builder.name == "gettext":
+            for block in blocks:
+                block["translatable"] = True
+            return
+        if _edition(self.app) == "en":
+            return
+        from sphinx.locale import init as init_locale
+        from sphinx.util.i18n import docname_to_domain
+
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        dirs = [str(Path(self.env.srcdir) / d) for d in self.config.locale_dirs]
+        catalog, has_catalog = init_locale(dirs, self.config.language, domain)
+        if not has_catalog:
+            return
+        for block in blocks:
+            msg = block.rawsource or block.astext()
+            said = catalog.gettext(msg)
+            if said and said != msg:
+                text = said.rstrip("\n")
+                block[:] = [nodes.Text(text)]
+                block.rawsource = text
+
+
 class _LatinTerms(set):
     """The Latin words the Chinese indexer has seen: a set that Sphinx's ``split`` can ``extend``."""
 
@@ -512,6 +558,7 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(_KeepHeadingSlugs)
     app.add_transform(_RestoreHeadingSlugs)
     app.add_transform(_OutputTexts)
+    app.add_transform(_CodeComments)
     app.connect("html-page-context", _page_context)
     app.connect("builder-inited", _add_link_font)
     app.connect("builder-inited", _chinese_solution_titles)
