@@ -340,6 +340,24 @@ def markup_problems(msgid: str, msgstr: str) -> list[str]:
     return out
 
 
+#: Digit grouping, the same in both editions (CONTRIBUTING, "The Chinese edition"): an integer part of
+#: five or more digits is grouped in threes with a comma (16,384; 100,000; 131,071), four digits may
+#: stand alone (4096) or be grouped (4,096); never a space (32 768). Maths ($10\,000$), code, link
+#: targets, an issue number (#56446) and the digits inside a name (SmolLM2-135M) are not prose.
+_SPACE_GROUPED = re.compile(r"(?<![\w.,#/-])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d\w])")
+_UNGROUPED = re.compile(r"(?<![\w.,#/\\-])\d{5,}(?![\d\w])")
+
+
+def grouping_problems(text: str) -> list[str]:
+    """The numbers of ``text``'s prose (a message or its translation) not grouped as the book groups
+    digits: ``32 768`` (a space) and ``16384`` (five digits or more, ungrouped), each to be ``32,768``."""
+    prose = _prose(text)
+    out = [f"digits: {m.group(0)!r} grouped with a space (write {re.sub(r'[^0-9]', ',', m.group(0))})"
+           for m in _SPACE_GROUPED.finditer(prose)]
+    out += [f"digits: {m.group(0)!r} not grouped (write {int(m.group(0)):,})" for m in _UNGROUPED.finditer(prose)]
+    return out
+
+
 def problems(msgid: str, msgstr: str) -> list[str]:
     """How a translation differs from its English message in what must not change, and what in it
     reads wrongly (:func:`markup_problems`)."""
@@ -351,7 +369,9 @@ def problems(msgid: str, msgstr: str) -> list[str]:
             return [f"maths: {msgid.strip()[:60]!r} -> {msgstr.strip()[:60]!r} (outside \\text{{}})"]
         return []
     a, b = _parts(msgid), _parts(msgstr)
-    return [f"{kind}: {a[kind]} -> {b[kind]}" for kind in a if a[kind] != b[kind]] + markup_problems(msgid, msgstr)
+    return ([f"{kind}: {a[kind]} -> {b[kind]}" for kind in a if a[kind] != b[kind]] + markup_problems(msgid, msgstr)
+            + [f"English {p}" for p in grouping_problems(msgid)]
+            + ([] if msgstr == msgid else grouping_problems(msgstr)))
 
 
 def check(root: Path, *, strict: bool = True) -> int:

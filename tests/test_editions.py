@@ -48,7 +48,7 @@ def test_the_gate_catches_a_changed_message(msgid, msgstr, kind):
 
 def test_the_gate_passes_a_faithful_translation():
     msgid = "Pair $i$ turns by $\\theta_i = b^{-2i/d}$ (see {prf:ref}`ch05-thm`, `frequencies`); 10,000 by default."
-    msgstr = "第 $i$ 对每个位置转过 $\\theta_i = b^{-2i/d}$（见 {prf:ref}`ch05-thm`、`frequencies`），默认底数为 10000。"
+    msgstr = "第 $i$ 对每个位置转过 $\\theta_i = b^{-2i/d}$（见 {prf:ref}`ch05-thm`、`frequencies`），默认底数为 10,000。"
     assert i18n.problems(msgid, msgstr) == []
 
 
