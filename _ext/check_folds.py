@@ -49,7 +49,8 @@ def group_label(checks: int, outputs: int, plots: int, language: str | None = "e
         parts = [f"{checks} 项检查"] if checks else []
         if outputs:
             parts.append(f"{outputs} 张图的代码" if plots == outputs else f"生成 {outputs} 项输出的代码")
-        return "本节：" + "和".join(parts)
+        # a number after 和 gets its space, as everywhere in the Chinese text: 6 项检查和 2 张图的代码
+        return "本节：" + "".join(p if i == 0 else ("和 " if p[0].isdigit() else "和") + p for i, p in enumerate(parts))
     parts = [f"{checks} check{'s' if checks != 1 else ''}"] if checks else []
     if outputs:
         parts.append(f"the code of {outputs} {'figure' if plots == outputs else 'output'}{'s' if outputs != 1 else ''}")

@@ -289,13 +289,15 @@ def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
         text = after.astext()
         n = len(text) - len(text.lstrip(_CLOSING))
         box = nodes.inline(classes=["rope-nobr"])
-        parent.replace(math, box)
+        # by index: a Text node is a str, and docutils' replace() and remove() take the first child
+        # *equal* to it, another "。" earlier in the paragraph (which then moved to its end)
+        parent[i] = box
         box += math
         box += nodes.Text(text[:n])
         if text[n:]:
-            parent.replace(after, nodes.Text(text[n:]))
+            parent[i + 1] = nodes.Text(text[n:])
         else:
-            parent.remove(after)
+            del parent[i + 1]
 
 
 #: The code cells' outputs' words (plot captions and alt texts, table captions and headers): one

@@ -536,3 +536,46 @@ def test_chinese_solutions_are_titled_exercise_first(built_book):
     assert titles, "no solution found on the Chinese chapter pages"
     bad = [t for t in titles if not re.fullmatch(r"练习 \d+(\.\d+)* 的解答( \(.*\))?|练习 \d+(\.\d+)*( （.*）)? 的解答", t[1])]
     assert not bad, bad[:5]
+
+
+@pytest.mark.book
+def test_what_the_chinese_pages_cells_print_and_compute_is_chinese(built_book):
+    """Verdicts printed in the flow read 已检查：…, and the paragraphs cells compute
+    (display(Markdown(...))) are Chinese, their numbers the English page's (_ext/output_words.py)."""
+    bad = []
+    for page in sorted([*(built_book / "zh" / "notebooks").glob("*.html"), *(built_book / "zh" / "book").glob("*.html")]):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        english = BeautifulSoup((built_book / page.relative_to(built_book / "zh")).read_text(encoding="utf-8"), "html.parser")
+        for pre in soup.select("div.output.stream pre"):
+            bad += [(page.name, line) for line in pre.get_text().splitlines() if line.startswith("checked: ")]
+        ours = [p.get_text() for p in soup.select("div.cell_output > p")]
+        theirs = [p.get_text() for p in english.select("div.cell_output > p")]
+        assert len(ours) == len(theirs), page.name
+        for zh, en in zip(ours, theirs):
+            if not re.search(f"[{HAN_RANGE}]", zh):
+                bad.append((page.name, zh[:60]))
+            # a number between Chinese characters has no space around it: they are no word characters here
+            numbers = lambda t: sorted(re.findall(rf"(?<![^\W{HAN_RANGE}]|\.)\d[\d,]*(?:\.\d+)?", t))  # noqa: E731
+            assert numbers(zh) == numbers(en), (page.name, zh[:60])
+    assert not bad, bad[:10]
+
+
+def test_punctuation_kept_with_maths_stays_where_it_was():
+    """A formula and the 。 after it share a no-break box; another 。 earlier in the paragraph (after
+    a code span, before a formula) stays put (docutils' remove() took the first equal Text node:
+    the page read "…`y`$d = 4$ 时…。。")."""
+    from docutils import nodes
+
+    class Config:
+        language = "zh_CN"
+
+    class App:
+        config = Config()
+
+    para = nodes.paragraph("", "", nodes.literal("", "y"), nodes.Text("。"), nodes.math("", "d = 4"),
+                           nodes.Text(" 时，"), nodes.math("", "P"), nodes.Text("。"))
+    doc = nodes.document(None, None)
+    doc += para
+    editions._keep_punctuation_with_maths(App(), doc, "page")
+    assert para.astext() == "y。d = 4 时，P。"
+    assert isinstance(para[-1], nodes.inline) and para[-1].astext() == "P。"
