@@ -34,6 +34,7 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from output_words import translate_paragraph, translate_printed
 from rope_edu.i18n import is_chinese
 
 #: (hreflang, name shown to readers, folder under the English site)
@@ -341,7 +342,9 @@ _OUTPUT_CACHE: dict = {}
 class _OutputTexts(SphinxTransform):
     """In another edition: the words of the code cells' outputs through its outputs catalog. The
     plots' numbered figures (``_ext/book_plots.py``'s PlotFigures, priority 800) get their caption
-    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption and headers."""
+    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption and headers, the
+    lines a cell prints and the paragraphs it computes their templates' translations
+    (``_ext/output_words.py``: the numbers stay this build's)."""
 
     default_priority = 810
 
@@ -367,8 +370,25 @@ class _OutputTexts(SphinxTransform):
                 text = translate_tables(raw.astext(), messages)
                 raw[:] = [nodes.Text(text)]
                 raw.rawsource = text
-        # the checks' verdicts (_ext/check_folds.py translates their claims through the same catalog)
-        found = found or any("checked: " in block.astext() for block in self.document.findall(nodes.literal_block))
+        # what cells print (their verdicts: _ext/check_folds.py, through the same catalog) and the
+        # paragraphs they compute (display(Markdown(...))), through the templates of output_words
+        for block in list(self.document.findall(nodes.literal_block)):
+            if "stream" not in block["classes"]:
+                continue
+            found = True
+            text = translate_printed(block.astext(), messages)
+            if text != block.astext():
+                block[:] = [nodes.Text(text)]
+                block.rawsource = text
+        for output in self.document.findall(nodes.container):
+            if output.get("nb_element") != "cell_code_output":
+                continue
+            for para in output.findall(nodes.paragraph):
+                if all(isinstance(c, nodes.Text) for c in para.children) and para.children:
+                    found = True
+                    text, left = translate_paragraph(para.astext(), messages)
+                    if text != " ".join(para.astext().split()):
+                        para[:] = [nodes.Text(text)]
         if found:   # the page is read again when the catalog changes
             self.env.note_dependency(str(path))
 

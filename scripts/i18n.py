@@ -195,27 +195,61 @@ def output_messages(page: str) -> list[tuple[str, str]]:
 
 
 _FOLDED_VERDICT = re.compile(r'<span class="rope-verdict">(.*?)</span>', re.S)
+_STREAM = re.compile(r'<div class="output stream[^"]*"><div class="highlight"><pre>(.*?)</pre>', re.S)
+_COMPUTED = re.compile(r'<div class="cell_output docutils container">\s*((?:<p>[^<]*</p>\s*)+)')
+
+
+def _ext_module(name: str):
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def _text(fragment: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]*>", "", fragment))
 
 
 def check_claims(page: str) -> list[str]:
-    """The claims of the folded checks of a built English page (``checked: <claim>; max error ...``:
-    what ``rope_edu.verify`` was told it checks), in page order; the Chinese build shows them through
-    the outputs catalog (_ext/check_folds.py)."""
-    import html
+    """The claims of the checks of a built English page, folded (``checked: <claim>; max error ...``:
+    what ``rope_edu.verify`` was told it checks) or printed in the flow, as templates (their numbers
+    ``{0}``, ``{1}``, ...: ``_ext/output_words.py``), in page order; the Chinese build shows them
+    through the outputs catalog (_ext/check_folds.py)."""
+    split_verdict = _ext_module("check_folds").split_verdict
+    words = _ext_module("output_words")
+    verdicts = [_text(v).strip() for v in _FOLDED_VERDICT.findall(page)]
+    for block in _STREAM.findall(page):
+        lines = _text(block).split("\n")
+        for i, line in enumerate(lines):
+            if line.startswith(words.VERDICT):
+                j = i + 1
+                while j < len(lines) and lines[j].startswith("    ") and lines[j].strip():
+                    j += 1
+                verdicts.append(" ".join([line] + [w.strip() for w in lines[i + 1:j]]))
+    claims = [split_verdict(v)[0] for v in verdicts]
+    return [words.template(c)[0] for c in claims if c]
 
-    sys.path.insert(0, str(ROOT / "_ext"))
-    from check_folds import split_verdict
 
-    claims = [split_verdict(html.unescape(re.sub(r"<[^>]*>", "", v)).strip())[0] for v in _FOLDED_VERDICT.findall(page)]
-    return [c for c in claims if c]
+def printed_texts(page: str) -> list[tuple[str, str]]:
+    """(kind, template) of the prose a built English page's cells print ("printed line", not the
+    verdicts) and compute ("computed sentence": Markdown an output writes), in page order."""
+    words = _ext_module("output_words")
+    found = [("printed line", t) for block in _STREAM.findall(page) for t in words.printed_lines(_text(block))]
+    for group in _COMPUTED.findall(page):
+        for para in re.findall(r"<p>([^<]*)</p>", group):
+            found += [("computed sentence", t) for t in words.computed_sentences(_text(para))]
+    return found
 
 
 def outputs_pot(site: Path):
     """The outputs' template catalog (polib) from the built English chapter pages of ``site`` (plot
-    captions and alt texts, table captions and headers, the folded checks' claims): one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
+    captions and alt texts, table captions and headers, the checks' claims, what the cells print and
+    compute): one message per text, ``#:`` the pages that show it, ``#.`` what it is; None without a site."""
     import polib
 
-    pages = sorted((site / "notebooks").glob("*.html"))
+    pages = sorted([*(site / "notebooks").glob("*.html"), *(site / "book").glob("*.html")])
     if not pages:
         return None
     pot = polib.POFile(wrapwidth=0)
@@ -225,7 +259,8 @@ def outputs_pot(site: Path):
     for path in pages:
         where = path.relative_to(site).with_suffix("").as_posix()
         page = path.read_text(encoding="utf-8")
-        for kind, text in [*output_messages(page), *(("check claim", c) for c in check_claims(page))]:
+        texts = [*output_messages(page), *(("check claim", c) for c in check_claims(page)), *printed_texts(page)]
+        for kind, text in texts:
             entry = entries.get(text)
             if entry is None:
                 entry = entries[text] = polib.POEntry(msgid=text, msgstr="", occurrences=[], comment=kind)
@@ -397,7 +432,27 @@ def check(root: Path, *, strict: bool = True) -> int:
           f"{fuzzy} fuzzy, {bad} translations that change the English message's maths, roles, code, links or numbers "
           f"or miss a term of {TERMS}")
     bad += check_figures(root)
-    return 1 if bad or (strict and (untranslated or fuzzy)) else 0
+    missing = check_outputs(root)   # what the local English build shows: the gate's, not a unit test's
+    return 1 if bad or (strict and (untranslated or fuzzy or missing)) else 0
+
+
+def check_outputs(root: Path) -> int:
+    """The outputs of the built English site (plot and table words, the checks' claims, what cells
+    print and compute) that ``outputs.po`` lacks (``update`` not run since they changed), printed;
+    returns how many (0 without a site)."""
+    import polib
+
+    pot = outputs_pot(root / "_build" / "html")
+    path = root / LOCALES / LANG / "LC_MESSAGES" / f"{OUTPUTS}.po"
+    if pot is None or not path.is_file():
+        return 0
+    have = {e.msgid for e in polib.pofile(str(path)) if not e.obsolete}
+    missing = [e for e in pot if e.msgid not in have]
+    for e in missing:
+        print(f"{path.relative_to(root)}: {e.msgid[:60]!r} ({e.comment}, {e.occurrences[0][0]}): "
+              f"not in the catalog (python scripts/i18n.py update)")
+    print(f"outputs of the built English site: {len(pot)} texts, {len(missing)} not in {OUTPUTS}.po")
+    return len(missing)
 
 
 # --- the term table (locales/zh_CN/terms.csv) ------------------------------------------------------
@@ -439,10 +494,11 @@ def term_problems(msgid: str, msgstr: str, terms) -> list[str]:
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             taken.append((m.start(), m.end()))
-            # a shorter term the message also uses for a longer one ("the key" for "the pass key"): the
-            # longer term's Chinese says it
+            # a shorter term said for a longer one ("the key" for "the pass key"): the longer term's
+            # Chinese says it, whether the message names the longer term or (a computed sentence about
+            # the pass-key test) only the short one
             longer = any(re.search(rf"(?<![\w-]){re.escape(en)}(?![\w-])", other, re.I) and other_zh in msgstr
-                         for other, other_zh in used)
+                         for other, other_zh, *_ in [*used, *terms] if other.lower() != en.lower())
             if zh not in msgstr and not longer:
                 out.append(f"term {en!r}: the translation does not use {zh!r}")
             used.append((en, zh))
