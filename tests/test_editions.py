@@ -555,7 +555,7 @@ def test_what_the_chinese_pages_cells_print_and_compute_is_chinese(built_book):
             if not re.search(f"[{HAN_RANGE}]", zh):
                 bad.append((page.name, zh[:60]))
             # a number between Chinese characters has no space around it: they are no word characters here
-            numbers = lambda t: sorted(re.findall(rf"(?<![^\W{HAN_RANGE}]|\.)\d[\d,]*(?:\.\d+)?", t))  # noqa: E731
+            numbers = lambda t: sorted(re.findall(rf"(?<![^\W{HAN_RANGE}]|\.)\d+(?:,\d{{3}})*(?:\.\d+)?", t))  # noqa: E731
             assert numbers(zh) == numbers(en), (page.name, zh[:60])
     assert not bad, bad[:10]
 
