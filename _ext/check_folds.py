@@ -26,6 +26,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from output_words import translate_printed, translate_text
 from rope_edu.i18n import is_chinese
 
 FOLDER = "rope_checks"
@@ -49,7 +50,8 @@ def group_label(checks: int, outputs: int, plots: int, language: str | None = "e
         parts = [f"{checks} 项检查"] if checks else []
         if outputs:
             parts.append(f"{outputs} 张图的代码" if plots == outputs else f"生成 {outputs} 项输出的代码")
-        return "本节：" + "和".join(parts)
+        # a number after 和 gets its space, as everywhere in the Chinese text: 6 项检查和 2 张图的代码
+        return "本节：" + "".join(p if i == 0 else ("和 " if p[0].isdigit() else "和") + p for i, p in enumerate(parts))
     parts = [f"{checks} check{'s' if checks != 1 else ''}"] if checks else []
     if outputs:
         parts.append(f"the code of {outputs} {'figure' if plots == outputs else 'output'}{'s' if outputs != 1 else ''}")
@@ -80,24 +82,45 @@ def split_verdict(text: str) -> tuple[str | None, str]:
     return (m["claim"], m["details"] or "") if m else (None, "")
 
 
+def _claim_in(claim: str, claims: dict[str, str]) -> str | None:
+    """A claim through the outputs catalog: as it is, else its template (its numbers as ``{0}``,
+    ``{1}``, ..., ``output_words.template``, what ``scripts/i18n.py update`` writes) with this build's
+    numbers put back; None when it has no translation."""
+    return claims.get(claim) or translate_text(claim, claims)
+
+
+def _details_zh(details: str) -> str:
+    parts = []
+    for part in details.split(", "):
+        for pattern, zh in _DETAILS_ZH:
+            if pattern.match(part):
+                part = pattern.sub(zh, part)
+                break
+        parts.append(part)
+    return "，".join(parts)
+
+
+def verdict_text(text: str, claims: dict[str, str]) -> str | None:
+    """A verdict line in Chinese as plain text ("已检查：<claim>；最大误差 ..."), for a verdict that
+    a cell prints in the flow (not folded); None when it is no verdict or its claim has no translation."""
+    claim, details = split_verdict(text)
+    said = _claim_in(claim, claims) if claim is not None else None
+    if said is None:
+        return None
+    return "已检查：" + said + ("；" + _details_zh(details) if details else "")
+
+
 def verdict_html(text: str, language: str | None = "en", claims: dict[str, str] | None = None) -> str:
     """A verdict as the fold shows it (HTML): as printed in English; in Chinese "已检查：" with the claim
-    through ``claims`` (the outputs catalog: English claim -> translation; a claim it lacks stays
-    English, marked so) and what was measured in Chinese."""
+    through ``claims`` (the outputs catalog: English claim template -> translation; a claim it lacks
+    stays English, marked so) and what was measured in Chinese."""
     claim, details = split_verdict(text)
     if not is_chinese(language) or claim is None:
         return escape(text)
-    said = (claims or {}).get(claim)
+    said = _claim_in(claim, claims or {})
     out = "已检查：" + (escape(said) if said else f'<span lang="en">{escape(claim)}</span>')
     if details:
-        parts = []
-        for part in details.split(", "):
-            for pattern, zh in _DETAILS_ZH:
-                if pattern.match(part):
-                    part = pattern.sub(zh, part)
-                    break
-            parts.append(part)
-        out += "；" + escape("，".join(parts))
+        out += "；" + escape(_details_zh(details))
     return out
 
 
@@ -270,6 +293,28 @@ class GatherChecks(SphinxPostTransform):
             section.insert(index, group)
 
 
+class TranslateVerdicts(SphinxPostTransform):
+    """On a translated edition: the verdicts a cell prints in the flow (a visible check, a check in
+    an exercise, a cell that prints more than verdicts) in the edition's language, as the folded
+    ones (after :class:`GatherChecks` took those out). A verdict whose claim has no translation stays
+    as printed."""
+
+    default_priority = 205
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        if not is_chinese(self.config.language):
+            return
+        claims = _claims(self.app)
+        for block in self.document.findall(nodes.literal_block):
+            if "stream" not in block["classes"] or PREFIX not in block.astext():
+                continue
+            text = translate_printed(block.astext(), {}, verdict=lambda line: verdict_text(line, claims))
+            if text != block.astext():
+                block[:] = [nodes.Text(text)]
+                block.rawsource = text
+
+
 def _add_assets(app: Sphinx) -> None:
     if app.builder.format == "html":
         app.add_css_file(f"{FOLDER}/checks.css")
@@ -287,6 +332,7 @@ def setup(app: Sphinx) -> dict:
     app.add_node(check_group, html=(_visit_group, _depart))
     app.add_node(check_item, html=(_visit_item, _depart))
     app.add_post_transform(GatherChecks)
+    app.add_post_transform(TranslateVerdicts)
     app.connect("builder-inited", _add_assets)
     app.connect("build-finished", _write_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,6 +15,13 @@ Sphinx internals this module replaces (written against Sphinx 7.4.7, what jupyte
   :func:`_index_terms_inside_terms` (the term table's words indexed inside longer words), and
   ``SearchChinese.js_splitter_code`` / ``sphinx.search.en.SearchEnglish.js_splitter_code``
   (the query splitter of each site's ``language_data.js``: :func:`search_code`).
+
+sphinx-exercise's internals it replaces (written against sphinx-exercise 1.2.1):
+
+- ``sphinx_exercise.post_transforms.resolve_solution_title`` -> :func:`_chinese_solution_titles`'s
+  wrapper (a Chinese solution's title reads 练习 3.1 的解答, not 解答 练习 3.1: sphinx-exercise
+  writes its translated "Solution to" before the link to the exercise); skipped where the function
+  does not exist.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from output_words import translate_paragraph, translate_printed
 from rope_edu.i18n import is_chinese
 
 #: (hreflang, name shown to readers, folder under the English site)
@@ -282,13 +290,15 @@ def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
         text = after.astext()
         n = len(text) - len(text.lstrip(_CLOSING))
         box = nodes.inline(classes=["rope-nobr"])
-        parent.replace(math, box)
+        # by index: a Text node is a str, and docutils' replace() and remove() take the first child
+        # *equal* to it, another "。" earlier in the paragraph (which then moved to its end)
+        parent[i] = box
         box += math
         box += nodes.Text(text[:n])
         if text[n:]:
-            parent.replace(after, nodes.Text(text[n:]))
+            parent[i + 1] = nodes.Text(text[n:])
         else:
-            parent.remove(after)
+            del parent[i + 1]
 
 
 #: The code cells' outputs' words (plot captions and alt texts, table captions and headers): one
@@ -332,7 +342,9 @@ _OUTPUT_CACHE: dict = {}
 class _OutputTexts(SphinxTransform):
     """In another edition: the words of the code cells' outputs through its outputs catalog. The
     plots' numbered figures (``_ext/book_plots.py``'s PlotFigures, priority 800) get their caption
-    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption and headers."""
+    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption and headers, the
+    lines a cell prints and the paragraphs it computes their templates' translations
+    (``_ext/output_words.py``: the numbers stay this build's)."""
 
     default_priority = 810
 
@@ -358,8 +370,25 @@ class _OutputTexts(SphinxTransform):
                 text = translate_tables(raw.astext(), messages)
                 raw[:] = [nodes.Text(text)]
                 raw.rawsource = text
-        # the checks' verdicts (_ext/check_folds.py translates their claims through the same catalog)
-        found = found or any("checked: " in block.astext() for block in self.document.findall(nodes.literal_block))
+        # what cells print (their verdicts: _ext/check_folds.py, through the same catalog) and the
+        # paragraphs they compute (display(Markdown(...))), through the templates of output_words
+        for block in list(self.document.findall(nodes.literal_block)):
+            if "stream" not in block["classes"]:
+                continue
+            found = True
+            text = translate_printed(block.astext(), messages)
+            if text != block.astext():
+                block[:] = [nodes.Text(text)]
+                block.rawsource = text
+        for output in self.document.findall(nodes.container):
+            if output.get("nb_element") != "cell_code_output":
+                continue
+            for para in output.findall(nodes.paragraph):
+                if all(isinstance(c, nodes.Text) for c in para.children) and para.children:
+                    found = True
+                    text, left = translate_paragraph(para.astext(), messages)
+                    if text != " ".join(para.astext().split()):
+                        para[:] = [nodes.Text(text)]
         if found:   # the page is read again when the catalog changes
             self.env.note_dependency(str(path))
 
@@ -393,6 +422,52 @@ class _RestoreHeadingSlugs(Transform):
         slugs = self.document.attributes.pop("rope_myst_slugs", None)
         if slugs:
             env.metadata[env.docname]["myst_slugs"] = slugs
+
+
+#: A comment in a shell or Python code block: "#" after a space, not in the first column of a line
+#: (a shell prompt's or a heading's).
+_CODE_COMMENT = re.compile(r"\s#\s")
+
+
+class _CodeComments(SphinxTransform):
+    """A code block of a prose page (``book/*.md``, not a notebook) that holds a comment is a message
+    of the page's catalog, so that its comment is translated ("make lab    # makes .venv/, ..." on the
+    landing page). For the gettext builder (``scripts/i18n.py update``) it is marked ``translatable``
+    (Sphinx extracts a literal block only then; ``gettext_additional_targets = ["literal-block"]``
+    would make every code cell of every chapter a message). Sphinx's ``Locale`` would put the
+    translation through the page's parser as ``::`` and an indented block, which MyST reads as a
+    paragraph "::": in a translated edition the block's text is replaced here instead, from the same
+    catalog, before ``Locale`` (priority 20)."""
+
+    default_priority = 15
+
+    def apply(self, **kwargs) -> None:
+        if not str(self.env.doc2path(self.env.docname)).endswith(".md"):
+            return
+        blocks = [b for b in self.document.findall(nodes.literal_block) if _CODE_COMMENT.search(b.astext())]
+        if not blocks:
+            return
+        if self.app.builder.name == "gettext":
+            for block in blocks:
+                block["translatable"] = True
+            return
+        if _edition(self.app) == "en":
+            return
+        from sphinx.locale import init as init_locale
+        from sphinx.util.i18n import docname_to_domain
+
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        dirs = [str(Path(self.env.srcdir) / d) for d in self.config.locale_dirs]
+        catalog, has_catalog = init_locale(dirs, self.config.language, domain)
+        if not has_catalog:
+            return
+        for block in blocks:
+            msg = block.rawsource or block.astext()
+            said = catalog.gettext(msg)
+            if said and said != msg:
+                text = said.rstrip("\n")
+                block[:] = [nodes.Text(text)]
+                block.rawsource = text
 
 
 class _LatinTerms(set):
@@ -455,6 +530,47 @@ def _one_document(app: Sphinx, doctree) -> None:
             node._document = doctree
 
 
+def chinese_solution_title(title: nodes.title) -> str | None:
+    """sphinx-exercise titles a solution with its word for "Solution to" (解答), then a link to the
+    exercise (" 练习 3.1"): in Chinese that reads 解答 练习 3.1. Reorders ``title`` in place to the
+    link first ("练习 3.1"), then " 的解答", and returns the new title text; None (``title`` left as
+    it is) when it is not one word followed by one link (``solution_follow_exercise``'s plain 解答)."""
+    if len(title.children) != 2 or not isinstance(title[0], nodes.Text) or not isinstance(title[1], nodes.reference):
+        return None
+    word, link = title[0].astext().strip(), title[1]
+    first = link.children[0] if link.children else None
+    if isinstance(first, nodes.Text):
+        link.replace(first, nodes.Text(first.astext().lstrip()))
+    title.remove(title[0])
+    title += nodes.Text(f" 的{word}")
+    return title.astext()
+
+
+def _chinese_solution_titles(app: Sphinx) -> None:
+    """On the Chinese edition, wrap sphinx-exercise's ``resolve_solution_title`` (called by its
+    post-transforms ``ResolveTitlesInSolutions`` and ``ResolveLinkTextToSolutions``, which look it up
+    in their module at each call) so that the title it builds goes through :func:`chinese_solution_title`."""
+    try:
+        from sphinx_exercise import post_transforms
+    except ImportError:
+        return
+    resolve = getattr(post_transforms, "resolve_solution_title", None)
+    if resolve is None or getattr(resolve, "_rope_chinese", False) or not is_chinese(app.config.language):
+        return
+
+    def resolve_in_chinese(app_, node, exercise_node):
+        node = resolve(app_, node, exercise_node)
+        title = node.children[0] if node.children else None
+        if isinstance(title, nodes.title) and is_chinese(app_.config.language):
+            text = chinese_solution_title(title)
+            if text is not None:
+                node["title"] = text
+        return node
+
+    resolve_in_chinese._rope_chinese = True  # type: ignore[attr-defined]
+    post_transforms.resolve_solution_title = resolve_in_chinese
+
+
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
@@ -464,8 +580,10 @@ def setup(app: Sphinx) -> dict:
     app.add_transform(_KeepHeadingSlugs)
     app.add_transform(_RestoreHeadingSlugs)
     app.add_transform(_OutputTexts)
+    app.add_transform(_CodeComments)
     app.connect("html-page-context", _page_context)
     app.connect("builder-inited", _add_link_font)
+    app.connect("builder-inited", _chinese_solution_titles)
     app.connect("build-finished", _write_link_font)
     app.connect("doctree-resolved", _keep_punctuation_with_maths)
     app.connect("build-finished", _switch_generated_pages)

@@ -48,7 +48,7 @@ def test_the_gate_catches_a_changed_message(msgid, msgstr, kind):
 
 def test_the_gate_passes_a_faithful_translation():
     msgid = "Pair $i$ turns by $\\theta_i = b^{-2i/d}$ (see {prf:ref}`ch05-thm`, `frequencies`); 10,000 by default."
-    msgstr = "第 $i$ 对每个位置转过 $\\theta_i = b^{-2i/d}$（见 {prf:ref}`ch05-thm`、`frequencies`），默认底数为 10000。"
+    msgstr = "第 $i$ 对每个位置转过 $\\theta_i = b^{-2i/d}$（见 {prf:ref}`ch05-thm`、`frequencies`），默认底数为 10,000。"
     assert i18n.problems(msgid, msgstr) == []
 
 
@@ -513,3 +513,69 @@ def test_the_gate_reads_a_month_as_its_number():
     assert i18n.problems("in March 2021 and April 2021", "2021 年 3 月和 2021 年 4 月") == []
     assert i18n.problems("in March 2021", "2021 年三月") != []
     assert i18n.problems("you May 2 go", "你 2 可以走") == []
+
+
+def test_chinese_solution_title_puts_the_exercise_first():
+    from docutils import nodes
+
+    title = nodes.title("", "", nodes.Text("解答"), nodes.reference("", "", nodes.Text(" 练习 3.1"), refuri="#ex"))
+    assert editions.chinese_solution_title(title) == "练习 3.1 的解答"
+    assert isinstance(title[0], nodes.reference) and title[0].astext() == "练习 3.1"
+    plain = nodes.title("", "", nodes.Text("解答"))   # solution_follow_exercise: nothing to reorder
+    assert editions.chinese_solution_title(plain) is None and plain.astext() == "解答"
+
+
+def test_chinese_solutions_are_titled_exercise_first(built_book):
+    """On the built Chinese pages every solution reads 练习 N.M 的解答, its link to the exercise first
+    (sphinx-exercise's own order, 解答 练习 3.1, is wrong in Chinese)."""
+    titles = []
+    for page in sorted((built_book / "zh" / "notebooks").glob("*.html")):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for div in soup.select("div.solution > p.admonition-title, div.solution .admonition-title"):
+            titles.append((page.name, " ".join(div.get_text(" ").split())))
+    assert titles, "no solution found on the Chinese chapter pages"
+    bad = [t for t in titles if not re.fullmatch(r"练习 \d+(\.\d+)* 的解答( \(.*\))?|练习 \d+(\.\d+)*( （.*）)? 的解答", t[1])]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.book
+def test_what_the_chinese_pages_cells_print_and_compute_is_chinese(built_book):
+    """Verdicts printed in the flow read 已检查：…, and the paragraphs cells compute
+    (display(Markdown(...))) are Chinese, their numbers the English page's (_ext/output_words.py)."""
+    bad = []
+    for page in sorted([*(built_book / "zh" / "notebooks").glob("*.html"), *(built_book / "zh" / "book").glob("*.html")]):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        english = BeautifulSoup((built_book / page.relative_to(built_book / "zh")).read_text(encoding="utf-8"), "html.parser")
+        for pre in soup.select("div.output.stream pre"):
+            bad += [(page.name, line) for line in pre.get_text().splitlines() if line.startswith("checked: ")]
+        ours = [p.get_text() for p in soup.select("div.cell_output > p")]
+        theirs = [p.get_text() for p in english.select("div.cell_output > p")]
+        assert len(ours) == len(theirs), page.name
+        for zh, en in zip(ours, theirs):
+            if not re.search(f"[{HAN_RANGE}]", zh):
+                bad.append((page.name, zh[:60]))
+            # a number between Chinese characters has no space around it: they are no word characters here
+            numbers = lambda t: sorted(re.findall(rf"(?<![^\W{HAN_RANGE}]|\.)\d+(?:,\d{{3}})*(?:\.\d+)?", t))  # noqa: E731
+            assert numbers(zh) == numbers(en), (page.name, zh[:60])
+    assert not bad, bad[:10]
+
+
+def test_punctuation_kept_with_maths_stays_where_it_was():
+    """A formula and the 。 after it share a no-break box; another 。 earlier in the paragraph (after
+    a code span, before a formula) stays put (docutils' remove() took the first equal Text node:
+    the page read "…`y`$d = 4$ 时…。。")."""
+    from docutils import nodes
+
+    class Config:
+        language = "zh_CN"
+
+    class App:
+        config = Config()
+
+    para = nodes.paragraph("", "", nodes.literal("", "y"), nodes.Text("。"), nodes.math("", "d = 4"),
+                           nodes.Text(" 时，"), nodes.math("", "P"), nodes.Text("。"))
+    doc = nodes.document(None, None)
+    doc += para
+    editions._keep_punctuation_with_maths(App(), doc, "page")
+    assert para.astext() == "y。d = 4 时，P。"
+    assert isinstance(para[-1], nodes.inline) and para[-1].astext() == "P。"
