@@ -127,6 +127,7 @@ _MEASURE_JS = r"""() => {
   // display math: the formula is wholly visible or its box scrolls; the number does not cover it
   const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowX);
   out.stacked = [];
+  out.wideMath = [];   // display formulas wider than their box (they scroll in it, with a cue)
   for (const box of document.querySelectorAll('article div.math')) {
     // a formula with two renderings (rope-2way) shows one of them: the one measured here
     const content = [...box.querySelectorAll(':scope > mjx-container')].find(e => e.getClientRects().length)
@@ -146,6 +147,7 @@ _MEASURE_JS = r"""() => {
     const wide = inner.getBoundingClientRect().width;
     const room = (scroller || box).getBoundingClientRect().width;
     if (!scroller && wide > room + 1) out.display.push(`${name}: formula ${Math.round(wide)} px in a ${Math.round(room)} px box that does not scroll`);
+    if (wide > room + 1 && box.getClientRects().length) out.wideMath.push(`${name}: ${Math.round(wide)} px in ${Math.round(room)} px`);
     const br = box.getBoundingClientRect();
     if (br.right > vw + 0.5 || br.left < -0.5) out.display.push(`${name}: box ${Math.round(br.left)}..${Math.round(br.right)} outside the ${vw} px viewport`);
     if (eqno) {
@@ -353,6 +355,15 @@ def _inspect_figures(page, report: dict, *, exercise: bool) -> None:
 ENLARGE_PAGE = "notebooks/05_frequencies_2_decay.html"
 
 
+#: Opens every fold of a page (proofs, remarks, solutions, folded code and checks), then lets the
+#: page lay itself out again.
+_OPEN_FOLDS_JS = """() => {
+  for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
+  for (const d of document.querySelectorAll('article details')) d.open = true;
+  window.dispatchEvent(new Event('resize'));
+}"""
+
+
 def _enlarge(page) -> dict | None:
     """Click the first scaled plot's cue to enlarge it; what opened, then Escape."""
     link = page.locator("figure.rope-plot.rope-plot-scaled a.rope-plot-enlarge").first
@@ -460,6 +471,11 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
         if name == ENLARGE_PAGE:  # the cue to enlarge a plot opens it at full size over the page
             phone["enlarge"] = _enlarge(page)
+        if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
+            page.evaluate(_OPEN_FOLDS_JS)
+            page.wait_for_timeout(400)  # book.js chooses each equation's rendering again on resize
+            opened = page.evaluate(_MEASURE_JS)
+            phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
         laptop["foreign"] = list(foreign)
         report["fit"] = fit
         surfaces[("laptop", name)] = laptop
@@ -620,13 +636,45 @@ def test_figure_controls_and_drawing_on_one_phone_screen(surfaces):
     assert not covering + apart, covering + apart
 
 
+def _in_folds(surfaces, key):
+    return {f"{view} {name}, folds open": r["foldsOpen"][key] for (view, name), r in surfaces.items()
+            if r.get("foldsOpen", {}).get(key)}
+
+
 def test_display_math_never_clipped(surfaces):
-    bad = _collect(surfaces, "display")
+    bad = _collect(surfaces, "display") | _in_folds(surfaces, "display")
     assert not bad, bad
 
 
 def test_inline_math_inside_the_column(surfaces):
-    bad = _collect(surfaces, "inline")
+    bad = _collect(surfaces, "inline") | _in_folds(surfaces, "inline")
+    assert not bad, bad
+
+
+#: Display formulas still wider than a phone's column (they scroll in their box, with a cue), by
+#: page: remove an entry when its formula is split (issue 45: the reader found them cut).
+WIDE_MATH_KNOWN: dict[str, int] = {
+    # hand-broken derivations (aligned rows) and matrices in proofs and solutions; measured at
+    # 390x800 with every fold open (issue 45: chapter 3's are split, these are still to split)
+    "notebooks/01_why_positions.html": 3,
+    "notebooks/02_absolute_encodings_2_shift.html": 4,
+    "notebooks/04_relative_proof.html": 3,
+    "notebooks/05_frequencies.html": 1,
+    "notebooks/05_frequencies_2_decay.html": 2,
+    "notebooks/06_implementations.html": 2,
+    "notebooks/08_torch_and_precision.html": 1,
+    "notebooks/09_longer_contexts.html": 1,
+}
+
+
+def test_formulas_fit_a_phone_column(surfaces):
+    """At 390 px every display formula of a chapter page, in its folds too (proofs, remarks), fits
+    its column once broken at its relations (book.js); none needs scrolling (issue 45: Lemma 3.2's
+    aligned equations were cut with only a faint cue)."""
+    measured = {name: r["foldsOpen"]["wideMath"] for (view, name), r in surfaces.items()
+                if view == "phone" and "foldsOpen" in r}
+    assert measured, "no chapter page was measured with its folds open"
+    bad = {name: wide for name, wide in measured.items() if len(wide) > WIDE_MATH_KNOWN.get(name, 0)}
     assert not bad, bad
 
 
