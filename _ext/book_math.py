@@ -137,10 +137,54 @@ _OPEN = {"{", "(", "[", r"\{", r"\langle", r"\lVert", r"\left", r"\begin"}
 _CLOSE = {"}", ")", "]", r"\}", r"\rangle", r"\rVert", r"\right", r"\end"}
 
 
+#: A piece (between two breaks) longer than this many glyph-like tokens is broken again before its
+#: top-level + and − (issue 45: a sum of products was still cut in a proof on a phone); what fits
+#: a phone's narrowest box (a proof in a fold, about 300 px) at the formula's size.
+_LONG_PIECE = 24
+_NOT_GLYPHS = {"{", "}", "^", "_", r"\,", r"\;", r"\!", r"\left", r"\right", r"\big", r"\Big", r"\bigg",
+               r"\Bigg", r"\mathrm", r"\text", r"\operatorname", r"\mathbf", r"\boldsymbol"}
+
+
+def _weight(tokens: list[str]) -> int:
+    return sum(1 for t in tokens if not t.isspace() and t not in _NOT_GLYPHS)
+
+
+def _break_long(piece: str) -> list[str]:
+    """``piece`` cut before its top-level binary + and − so that each part holds at most
+    ``_LONG_PIECE`` glyph-like tokens where a cut allows (the parts after the first start with
+    their sign); ``[piece]`` when it is short or has no such place."""
+    tokens = _TOKEN.findall(piece)
+    if _weight(tokens) <= _LONG_PIECE:
+        return [piece]
+    cuts, depth, previous = [], 0, None
+    for i, tok in enumerate(tokens):
+        if tok in _CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0 and tok in ("+", "-") and previous is not None and previous not in _RELATIONS + (
+                "+", "-", "(", ",", r"\quad", r"\qquad"):
+            cuts.append(i)
+        if tok in _OPEN:
+            depth += 1
+        if not tok.isspace():
+            previous = tok
+    parts, start, last = [], 0, 0
+    for cut in cuts:  # greedy: cut at the last place that keeps the part short enough
+        if _weight(tokens[start:cut]) > _LONG_PIECE and last > start:
+            parts.append(tokens[start:last])
+            start = last
+        last = cut
+    if _weight(tokens[start:]) > _LONG_PIECE and last > start:
+        parts.append(tokens[start:last])
+        start = last
+    parts.append(tokens[start:])
+    return ["".join(p).strip() for p in parts]
+
+
 def break_at_relations(tex: str) -> str | None:
     """``tex`` broken before each relation and each ``\\quad`` at its top level, as an
-    ``aligned`` block (first piece, then each break on its own line, indented); ``None`` when
-    there is nowhere to break, or the formula is broken in its source already.
+    ``aligned`` block (first piece, then each break on its own line, indented), a piece still
+    long also before its top-level + and − (indented further); ``None`` when there is nowhere to
+    break, or the formula is broken in its source already.
 
     >>> break_at_relations(r"a + b = c \\le d")
     '\\begin{aligned}&a + b\\\\&\\quad = c\\\\&\\quad \\le d\\end{aligned}'
@@ -163,15 +207,18 @@ def break_at_relations(tex: str) -> str | None:
             depth += 1
         current.append(tok)
     pieces.append("".join(current).strip())
-    if len(pieces) < 2:
+    lines = []
+    for n, piece in enumerate(pieces):
+        if n:
+            for space in _SPACES:
+                if piece.startswith(space) and not piece[len(space):len(space) + 1].isalpha():
+                    piece = piece[len(space):].strip()
+                    break
+        first, *rest = _break_long(piece)
+        lines.append((r"\quad " if n else "") + first)
+        lines += [(r"\qquad " if n else r"\quad ") + part for part in rest]
+    if len(lines) < 2:
         return None
-    lines = [pieces[0]]
-    for piece in pieces[1:]:
-        for space in _SPACES:
-            if piece.startswith(space) and not piece[len(space):len(space) + 1].isalpha():
-                piece = piece[len(space):].strip()
-                break
-        lines.append(r"\quad " + piece)
     return r"\begin{aligned}" + r"\\".join("&" + line for line in lines) + r"\end{aligned}"
 
 

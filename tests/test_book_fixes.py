@@ -121,6 +121,20 @@ def test_display_equations_break_at_their_top_level_relations(tex, lines):
     assert narrow == r"\begin{aligned}" + r"\\".join("&" + line for line in lines) + r"\end{aligned}"
 
 
+def test_a_long_piece_breaks_again_before_its_top_level_signs():
+    """Issue 45: a sum still wider than a phone's proof box after the break at its relation is cut
+    again before a top-level + or − (never inside brackets, never a sign that starts a term)."""
+    tex = (r"x\,e^{\mathrm{i}\alpha} = (x_0\cos\alpha - x_1\sin\alpha) + \mathrm{i}\,(x_0\sin\alpha + x_1\cos\alpha),")
+    assert book_math.break_at_relations(tex) == (
+        r"\begin{aligned}&x\,e^{\mathrm{i}\alpha}\\&\quad = (x_0\cos\alpha - x_1\sin\alpha)"
+        r"\\&\qquad + \mathrm{i}\,(x_0\sin\alpha + x_1\cos\alpha),\end{aligned}")
+    long_sum = " + ".join(f"a_{{{i}}} b_{{{i}}}" for i in range(12))
+    parts = book_math._break_long(long_sum)
+    assert len(parts) > 1 and " + ".join(p.lstrip("+ ") for p in parts) == long_sum
+    assert all(book_math._weight(book_math._TOKEN.findall(p)) <= book_math._LONG_PIECE for p in parts)
+    assert book_math._break_long(r"-a - (b + c)") == [r"-a - (b + c)"]   # short: left whole
+
+
 @pytest.mark.parametrize("tex", [r"x + y", r"\begin{aligned}a &= b\\ &= c\end{aligned}", r"a &= b", r"= b",
                                  r"\sum_{i=0}^{n} x_i"])
 def test_equations_with_no_relation_or_broken_by_hand_have_one_rendering(tex):

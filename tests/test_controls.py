@@ -68,6 +68,8 @@ def test_a_slider_over_listed_values_refuses_a_value_between_stops():
     (dict(value="3"), TypeError, "a slider's value must be a real number, got '3'"),
     (dict(value=True), TypeError, "a slider's value must be a real number"),
     (dict(min="0"), ValueError, "a range needs a numeric min"),
+    (dict(shows="2**"), ValueError, "shows must be one of"),
+    (dict(shows="2^", kind="checkbox", value=True), ValueError, "shows must be one of"),
 ])
 def test_control_refuses_bad_arguments_naming_them(kwargs, error, match):
     args = dict(name="m", label="position m", value=3, min=0, max=10, step=1) | kwargs
@@ -101,3 +103,20 @@ def test_the_payload_sends_the_widget_traits_named_once():
     pytest.importorskip("anywidget")
     w = clock.DEMO.widget()
     assert all(w.has_trait(t) for t in TRAITS) and w._name == "clock"
+
+
+def test_a_slider_over_an_exponent_shows_the_number():
+    """Issue 45: the context and base sliders showed their exponents (log₂ L 12); beside the slider
+    the reader now reads the number itself (4,096), while the state keeps the exponent."""
+    from node_figure import call_js
+
+    from rope_edu.widgets import base_bound, model_rope
+
+    shows = {c.name: c.spec()["shows"] for c in (*base_bound.CONTROLS, *model_rope.CONTROLS) if c.shows}
+    assert shows == {"log10_base": "10^", "log2_context": "2^", "k": "2^"}
+    assert "log" not in " ".join(c.label for c in base_bound.CONTROLS)
+    plain = Control("m", "m", 3, min=0, max=10, step=0.5, digits=1).spec()
+    cases = [[base_bound.CONTROLS[2].spec(), 12], [base_bound.CONTROLS[2].spec(), 24],
+             [base_bound.CONTROLS[1].spec(), 4.3], [base_bound.CONTROLS[1].spec(), 8.0], [plain, 2.5]]
+    got = call_js("base_bound", "sliderText", cases)
+    assert got == ["4,096", "16,777,216", f"{round(10 ** 4.3):,}", "100,000,000", "2.5"]

@@ -76,3 +76,77 @@ def test_javascript_numbers_and_cards_match_python():
         assert lines[-1] == f"code: {f.code}"
         if f.allowed_rope_types:
             assert f"scaling types: {', '.join(f.allowed_rope_types)}" in lines
+
+
+def test_a_dot_picks_its_family_by_tap_click_and_keyboard(browser, tmp_path):
+    """Each dot of the grid is an option named by its family: a tap (on a phone) or a click picks
+    that family, and the card, the drop-down and the readouts follow; by keyboard the picked dot
+    is the grid's one Tab stop, arrows move to the next dot, Enter and Space pick it."""
+    import functools
+    import http.server
+    import importlib.util
+    import json
+    import threading
+
+    import figure_driver
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("figure_preview", ROOT / "scripts" / "figure_preview.py")
+    preview = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preview)
+    preview.write_page(["families"], tmp_path)
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(preview._QuietHandler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def shown(host) -> tuple[dict, str, str]:
+        state = json.loads(host.get_attribute("data-state"))
+        words = " ".join(host.locator("svg.rope-fig-svg").evaluate(
+            "s => [...s.querySelectorAll('text')].map(t => t.textContent).join(' ')").split())
+        return state, words, host.locator("select[data-control=family]").input_value()
+
+    def card_shows(words: str, key: str) -> bool:
+        f = FAMILIES[key]
+        return " ".join(f.label.split()) in words and "model_type: " + ", ".join(f.model_types) in words
+
+    try:
+        for width, touch in ((390, True), (1280, False)):
+            context = browser.new_context(viewport={"width": width, "height": 844}, has_touch=touch)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+            host = page.locator(figure_driver.FIGURE_SELECTOR).first
+            host.wait_for()
+            assert shown(host)[0] == {"family": "llama"}
+            dots = host.locator("[role=listbox] [role=option]")
+            assert dots.count() == len(FAMILIES)
+            assert host.locator("[role=option][tabindex='0']").get_attribute("data-family") == "llama"
+            dot = host.locator("[role=option][data-family=gemma3]")
+            assert dot.get_attribute("aria-label") == FAMILIES["gemma3"].label
+            if touch:
+                dot.tap()
+            else:
+                dot.click()
+            state, words, select = shown(host)
+            assert state == {"family": "gemma3"} and select == "gemma3", (width, state, select)
+            assert card_shows(words, "gemma3") and not card_shows(words, "llama"), words
+            assert host.locator("[role=option][aria-selected=true]").get_attribute("data-family") == "gemma3"
+            assert not figure_driver.compare_readouts("families", state, host.evaluate(figure_driver._READOUTS_JS))
+            # the keyboard: the picked dot has the focus; an arrow moves it, Enter picks
+            focused = "() => document.activeElement.dataset.family || null"
+            assert page.evaluate(focused) == "gemma3"
+            page.keyboard.press("ArrowRight")
+            nxt = page.evaluate(focused)
+            assert nxt not in (None, "gemma3") and shown(host)[0] == {"family": "gemma3"}
+            page.keyboard.press("Enter")
+            state, words, select = shown(host)
+            assert state == {"family": nxt} and select == nxt and card_shows(words, nxt), (state, select)
+            assert page.evaluate(focused) == nxt
+            page.keyboard.press("ArrowLeft")
+            page.keyboard.press(" ")
+            assert shown(host)[0] == {"family": "gemma3"} and page.evaluate(focused) == "gemma3"
+            assert not errors, errors
+            context.close()
+    finally:
+        server.shutdown()

@@ -29,8 +29,16 @@ def test_readouts_are_the_turned_vectors():
     assert r["score"] == pytest.approx(float(q @ k), abs=1e-12)
     angle = np.degrees(np.arctan2(q[1], q[0]) - np.arctan2(k[1], k[0]))
     assert r["angle"] == pytest.approx((angle + 180) % 360 - 180, abs=1e-9)
-    assert r["turn_q"] == pytest.approx(np.degrees(10 * tp.THETA))
-    assert r["turn_k"] == pytest.approx(np.degrees(7 * tp.THETA))
+    assert r["turn_q"] == pytest.approx(np.degrees(10 * tp.THETA) % 360)
+    assert r["turn_k"] == pytest.approx(np.degrees(7 * tp.THETA) % 360)
+
+
+def test_turns_are_shown_modulo_a_full_turn():
+    """Issue 45: a turn of 36θ printed as 825°; it prints where the arrow points, 105°."""
+    r = tp.readouts(p=30, gap=6)
+    assert np.degrees(36 * tp.THETA) > 360
+    assert r["turn_q"] == pytest.approx(np.degrees(36 * tp.THETA) - 720)
+    assert all(0 <= tp.readouts(p=p, gap=g)[k] < 360 for p in range(31) for g in range(7) for k in ("turn_q", "turn_k"))
 
 
 def test_the_distance_changes_the_angle():

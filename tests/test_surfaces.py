@@ -4,11 +4,13 @@ Every page of the built site is opened in headless Chromium at 390 px (a phone) 
 laptop) and checked for:
 
 * figures: every control (and its label) inside the viewport, every SVG text at least 10 px; on a
-  phone a figure's controls and drawing on one screen (or its controls sticky and compact);
+  phone nothing sticks over a figure's drawing, and its controls and drawing (or, for a tall one,
+  its readouts) are on one screen;
   notebook plots never wider than their box, and one shown under 3/4 of its size (its 10 pt text
   under 10 px) with a visible link to enlarge it;
 * reading (issue 45): the landing page's figure on its first screen and its reading paths within
-  two, at 1280x800 and 390x844; a chapter page on a phone at most 25 screens;
+  two, at 1280x800 and 390x844; a chapter page on a phone at most 25 screens, its first picture
+  on its first screen;
 * math: a display equation wider than its column scrolls inside its own box (nothing clipped, the
   equation number does not cover it) with a shadow at its cut edge, and is shown broken at its
   relations only where its one line does not fit; inline math stays inside the text column;
@@ -55,6 +57,7 @@ MAX_CODE_BARS = 5               # "show code" bars shown in the flow
 # How it reads on a phone, 390x844 (issue 45):
 PHONE_SCREEN = 844              # px: one screen of a 390x844 phone
 MAX_PHONE_SCREENS = 25.0        # a chapter page on a phone, still one sitting
+PHONE_PICTURE_BY = 1.0          # screens: a chapter page's first picture starts on a phone's first screen
 LANDING_FIGURE_BY = 1.0         # screens: the landing page's figure starts on the first screen
 LANDING_PATHS_BY = 2.0          # screens: its reading paths start within two
 FIRST_VISIT_LIMIT = 1_500_000   # bytes loaded by a first visit to a chapter page
@@ -124,6 +127,7 @@ _MEASURE_JS = r"""() => {
   // display math: the formula is wholly visible or its box scrolls; the number does not cover it
   const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowX);
   out.stacked = [];
+  out.wideMath = [];   // display formulas wider than their box (they scroll in it, with a cue)
   for (const box of document.querySelectorAll('article div.math')) {
     // a formula with two renderings (rope-2way) shows one of them: the one measured here
     const content = [...box.querySelectorAll(':scope > mjx-container')].find(e => e.getClientRects().length)
@@ -143,6 +147,7 @@ _MEASURE_JS = r"""() => {
     const wide = inner.getBoundingClientRect().width;
     const room = (scroller || box).getBoundingClientRect().width;
     if (!scroller && wide > room + 1) out.display.push(`${name}: formula ${Math.round(wide)} px in a ${Math.round(room)} px box that does not scroll`);
+    if (wide > room + 1 && box.getClientRects().length) out.wideMath.push(`${name}: ${Math.round(wide)} px in ${Math.round(room)} px`);
     const br = box.getBoundingClientRect();
     if (br.right > vw + 0.5 || br.left < -0.5) out.display.push(`${name}: box ${Math.round(br.left)}..${Math.round(br.right)} outside the ${vw} px viewport`);
     if (eqno) {
@@ -187,13 +192,18 @@ _MEASURE_JS = r"""() => {
     }
   }
   // a figure's controls and what they change on one screen together: [figure, px from the
-  // controls' top to the drawing's bottom, the controls' height, whether they stay on screen]
+  // controls' top to the drawing's bottom, the controls' height, whether anything of the figure
+  // stays on screen over its drawing (sticky or fixed), px from the controls' top to the readouts'
+  // bottom where the readouts sit above the drawing (readoutsAbove), else null, px from the
+  // controls' top to the drawing's top]
   out.figureSpans = [...document.querySelectorAll('.rope-fig[data-state]')].map(f => {
     const c = f.querySelector('.rope-fig-controls'), d = f.querySelector('.rope-fig-canvas');
     if (!c || !d || !c.children.length) return null;
-    const cr = c.getBoundingClientRect();
-    return [f.dataset.figure, Math.round(d.getBoundingClientRect().bottom - cr.top), Math.round(cr.height),
-            getComputedStyle(c).position === 'sticky'];
+    const cr = c.getBoundingClientRect(), r = f.querySelector('.rope-fig-readouts');
+    const floats = [...f.querySelectorAll('*')].some(e => ['sticky', 'fixed'].includes(getComputedStyle(e).position));
+    const above = f.classList.contains('rope-fig-readouts-above') && r ? Math.round(r.getBoundingClientRect().bottom - cr.top) : null;
+    return [f.dataset.figure, Math.round(d.getBoundingClientRect().bottom - cr.top), Math.round(cr.height), floats, above,
+            Math.round(d.getBoundingClientRect().top - cr.top)];
   }).filter(Boolean);
   // the landing page: where its first figure and its reading paths start (px from the top)
   const paths = document.getElementById('reading-paths');
@@ -345,6 +355,15 @@ def _inspect_figures(page, report: dict, *, exercise: bool) -> None:
 ENLARGE_PAGE = "notebooks/05_frequencies_2_decay.html"
 
 
+#: Opens every fold of a page (proofs, remarks, solutions, folded code and checks), then lets the
+#: page lay itself out again.
+_OPEN_FOLDS_JS = """() => {
+  for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
+  for (const d of document.querySelectorAll('article details')) d.open = true;
+  window.dispatchEvent(new Event('resize'));
+}"""
+
+
 def _enlarge(page) -> dict | None:
     """Click the first scaled plot's cue to enlarge it; what opened, then Escape."""
     link = page.locator("figure.rope-plot.rope-plot-scaled a.rope-plot-enlarge").first
@@ -359,6 +378,13 @@ def _enlarge(page) -> dict | None:
       return {dialog: !!v && v.getAttribute('role') === 'dialog', screen: innerWidth,
               shown: img ? img.getBoundingClientRect().width : 0, width: img ? parseFloat(img.style.width) : 0}; }""")
     out["same_page"] = page.url == url
+    # a modal dialog: Tab and Shift+Tab never leave it
+    inside = "() => !!document.activeElement && !!document.activeElement.closest('.rope-plot-viewer')"
+    kept = []
+    for key in ("Tab", "Tab", "Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab"):
+        page.keyboard.press(key)
+        kept.append(page.evaluate(inside))
+    out["focus_trapped"] = all(kept)
     page.keyboard.press("Escape")
     page.wait_for_timeout(100)
     out.update(page.evaluate("""() => ({closed: !document.querySelector('.rope-plot-viewer'),
@@ -445,6 +471,11 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
         if name == ENLARGE_PAGE:  # the cue to enlarge a plot opens it at full size over the page
             phone["enlarge"] = _enlarge(page)
+        if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
+            page.evaluate(_OPEN_FOLDS_JS)
+            page.wait_for_timeout(400)  # book.js chooses each equation's rendering again on resize
+            opened = page.evaluate(_MEASURE_JS)
+            phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
         laptop["foreign"] = list(foreign)
         report["fit"] = fit
         surfaces[("laptop", name)] = laptop
@@ -524,10 +555,10 @@ def test_plots_fit_their_box_or_show_how_to_enlarge(surfaces):
 
 def test_a_plot_enlarges_over_the_page(surfaces):
     """On a phone the cue to enlarge a scaled plot shows it at its full size over the page (the
-    reader stays on the page), panning inside the screen; Escape closes it and gives the focus
-    back to the cue (book.js openPlot)."""
+    reader stays on the page), panning inside the screen; Tab and Shift+Tab keep the focus in it
+    (a modal dialog); Escape closes it and gives the focus back to the cue (book.js openPlot)."""
     got = surfaces[("phone", ENLARGE_PAGE)].get("enlarge")
-    assert got and got["same_page"] and got["dialog"], got
+    assert got and got["same_page"] and got["dialog"] and got["focus_trapped"], got
     assert got["shown"] >= 0.99 * got["width"] > got["screen"], got
     assert got["closed"] and got["focus_back"], got
 
@@ -566,31 +597,84 @@ def test_phone_pages_within_a_sitting(surfaces):
     assert not long, f"phone pages over {MAX_PHONE_SCREENS} screens: {long}"
 
 
+def test_phone_pages_open_with_their_picture(surfaces):
+    """At 390x844 every chapter page's first figure or plot starts on its first screen (issue 45:
+    five pages opened with a screen of text, chapter 9 page 2's picture 1.8 screens down)."""
+    reading = {name: r["reading"] for (view, name), r in surfaces.items() if view == "phone" and "reading" in r}
+    assert reading, "no chapter page was measured on a phone"
+    late = {name: m["first_figure"] for name, m in reading.items()
+            if m["first_figure"] is None or m["first_figure"] >= PHONE_PICTURE_BY}
+    assert not late, f"phone pages whose first picture starts past {PHONE_SCREEN} px (in screens): {late}"
+
+
 PHONE_HEADER = 56            # px: the article's sticky header on a phone
-MAX_STICKY_CONTROLS = 0.4    # of a phone screen: controls that stay on screen leave the rest to the drawing
+
+
+MIN_DRAWING_SHOWN = 2 / 3     # of a tall figure's drawing on screen with its controls at the top
 
 
 def test_figure_controls_and_drawing_on_one_phone_screen(surfaces):
-    """On a phone a figure's controls and the drawing they change are on screen together: the
-    figure fits the screen under the page's header, or its controls stay at the top of the screen
-    (sticky, figures.css) and take at most 40% of it (issue 45)."""
+    """On a phone nothing of a figure stays on screen over its drawing (issue 45: sticky controls
+    took 45 % of the screen and hid the tops of the plots), and a figure's controls and what they
+    change are on screen together: the figure fits the screen under the page's header; or, a tall
+    one, it shows its readouts between its controls and its drawing (readoutsAbove) within that
+    screen, or shows at least two thirds of its drawing on the screen that starts at its controls."""
     spans = [(name, *span) for (view, name), r in surfaces.items() if view == "phone"
              for span in r.get("figureSpans", [])]
     assert spans, "no figure was measured on a phone"
-    bad = [f"{name} {fig}: {px} px, controls {controls} px{' (sticky)' if sticky else ''}"
-           for name, fig, px, controls, sticky in spans
-           if px > PHONE_SCREEN - PHONE_HEADER and not (sticky and controls <= MAX_STICKY_CONTROLS * PHONE_SCREEN)
-           and fig not in FIGURE_SPAN_KNOWN]
-    assert not bad, bad
+    room = PHONE_SCREEN - PHONE_HEADER
+    covering = [f"{name} {fig}: a part of the figure sticks over its drawing"
+                for name, fig, *_, floats, _, _ in spans if floats]
+
+    def together(px, above, top):
+        return (px <= room or (above is not None and above <= room)
+                or room - top >= MIN_DRAWING_SHOWN * (px - top))
+
+    apart = [f"{name} {fig}: {px} px, controls {controls} px, drawing from {top} px, readouts above to {above} px; "
+             f"room {room} px" for name, fig, px, controls, _, above, top in spans
+             if not together(px, above, top) and fig not in FIGURE_SPAN_KNOWN]
+    assert not covering + apart, covering + apart
+
+
+def _in_folds(surfaces, key):
+    return {f"{view} {name}, folds open": r["foldsOpen"][key] for (view, name), r in surfaces.items()
+            if r.get("foldsOpen", {}).get(key)}
 
 
 def test_display_math_never_clipped(surfaces):
-    bad = _collect(surfaces, "display")
+    bad = _collect(surfaces, "display") | _in_folds(surfaces, "display")
     assert not bad, bad
 
 
 def test_inline_math_inside_the_column(surfaces):
-    bad = _collect(surfaces, "inline")
+    bad = _collect(surfaces, "inline") | _in_folds(surfaces, "inline")
+    assert not bad, bad
+
+
+#: Display formulas still wider than a phone's column (they scroll in their box, with a cue), by
+#: page: remove an entry when its formula is split (issue 45: the reader found them cut).
+WIDE_MATH_KNOWN: dict[str, int] = {
+    # hand-broken derivations (aligned rows) and matrices in proofs and solutions; measured at
+    # 390x800 with every fold open (issue 45: chapter 3's are split, these are still to split)
+    "notebooks/01_why_positions.html": 3,
+    "notebooks/02_absolute_encodings_2_shift.html": 4,
+    "notebooks/04_relative_proof.html": 3,
+    "notebooks/05_frequencies.html": 1,
+    "notebooks/05_frequencies_2_decay.html": 2,
+    "notebooks/06_implementations.html": 2,
+    "notebooks/08_torch_and_precision.html": 1,
+    "notebooks/09_longer_contexts.html": 1,
+}
+
+
+def test_formulas_fit_a_phone_column(surfaces):
+    """At 390 px every display formula of a chapter page, in its folds too (proofs, remarks), fits
+    its column once broken at its relations (book.js); none needs scrolling (issue 45: Lemma 3.2's
+    aligned equations were cut with only a faint cue)."""
+    measured = {name: r["foldsOpen"]["wideMath"] for (view, name), r in surfaces.items()
+                if view == "phone" and "foldsOpen" in r}
+    assert measured, "no chapter page was measured with its folds open"
+    bad = {name: wide for name, wide in measured.items() if len(wide) > WIDE_MATH_KNOWN.get(name, 0)}
     assert not bad, bad
 
 

@@ -49,7 +49,8 @@ function fitPlots() {
 }
 
 // The plot at its full size, over the page (the reader stays in the book): the picture pans inside
-// the screen; the close button or Escape closes it and gives the focus back to the plot's link.
+// the screen; Tab stays inside it; the close button or Escape closes it and gives the focus back to
+// the plot's link.
 function openPlot(img, link, width) {
   const zh = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
   const viewer = document.createElement("div");
@@ -78,7 +79,16 @@ function openPlot(img, link, width) {
     document.removeEventListener("keydown", onKey);
     link.focus();
   };
-  const onKey = (event) => { if (event.key === "Escape") shut(); };
+  // a modal dialog keeps the keyboard in it: Tab and Shift+Tab cycle between the close button and
+  // the picture's pane
+  const onKey = (event) => {
+    if (event.key === "Escape") shut();
+    else if (event.key === "Tab") {
+      const stops = [close, pane], at = stops.indexOf(document.activeElement);
+      event.preventDefault();
+      stops[(at + (event.shiftKey ? stops.length - 1 : 1)) % stops.length].focus();
+    }
+  };
   close.addEventListener("click", shut);
   document.addEventListener("keydown", onKey);
   close.focus();

@@ -118,6 +118,8 @@ def _number_option(options: Sequence[str], value: Any) -> str | None:
 
 
 _KINDS = ("range", "select", "checkbox")
+#: what a slider may show beside it (Control.shows): its value, or 2 or 10 to the power of it
+_SHOWS = ("", "2^", "10^")
 
 
 def _stops(values: Sequence[float]) -> str:
@@ -157,6 +159,10 @@ class Control:
         example every integer to 64, then a log-spaced grid): the slider moves through them one
         step at a time. ``min`` and ``max`` are their first and last; ``step`` is the finest
         step between two of them (what the live widget's trait holds).
+    shows : {"", "2^", "10^"}
+        What the slider shows beside it: its value (``""``), or, for a slider over an exponent,
+        the number itself, rounded to a whole number and grouped in thousands (``"2^"``: 12 shows
+        "4,096"; ``"10^"``: 4.3 shows "19,953"); the state keeps the exponent.
     """
 
     name: str
@@ -170,8 +176,12 @@ class Control:
     digits: int = 0
     labels: Sequence[str] = ()
     values: Sequence[float] = ()
+    shows: str = ""
 
     def __post_init__(self) -> None:
+        if self.shows not in _SHOWS or (self.shows and self.kind != "range"):
+            raise ValueError(f"Control {self.name!r}: shows must be one of {list(_SHOWS)} (a slider's exponent "
+                             f"shown as its number), got {self.shows!r} for a {self.kind!r}")
         if not isinstance(self.label, str):
             raise TypeError(f"Control {self.name!r}: label must be a string (its <label>), got {self.label!r}")
         if isinstance(self.digits, bool) or not isinstance(self.digits, numbers.Integral) or self.digits < 0:
@@ -266,6 +276,8 @@ class Control:
             out.update(min=self.min, max=self.max, step=self.step, digits=self.digits, integer=self.integer)
             if self.values:
                 out["values"] = list(self.values)
+            if self.shows:
+                out["shows"] = self.shows
         elif self.kind == "select":
             out["options"] = list(self.options)
             if self.labels:

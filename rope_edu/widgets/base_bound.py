@@ -153,10 +153,10 @@ def data() -> dict[str, Any]:
 
 CONTROLS = [
     Control("head_dim", "head dimension d", "128", kind="select", options=list(DIMS)),
-    Control("log10_base", "base: log₁₀ b", 4.0, min=LOG10_BASES[0], max=LOG10_BASES[1], step=LOG10_BASES[2],
-            digits=1),
-    Control("log2_context", "context: log₂ L (tokens)", 12, min=LOG2_CONTEXTS[0], max=LOG2_CONTEXTS[1],
-            step=LOG2_CONTEXTS[2]),
+    Control("log10_base", "base b", 4.0, min=LOG10_BASES[0], max=LOG10_BASES[1], step=LOG10_BASES[2],
+            digits=1, shows="10^"),
+    Control("log2_context", "context L (tokens)", 12, min=LOG2_CONTEXTS[0], max=LOG2_CONTEXTS[1],
+            step=LOG2_CONTEXTS[2], shows="2^"),
 ]
 
 #: The chapter 5 figure: which pairs turn within L, and where Men et al.'s bound lies.

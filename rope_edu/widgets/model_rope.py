@@ -125,7 +125,7 @@ def readouts(model_a: str, model_b: str, k: int) -> dict[str, float]:
 CONTROLS = [
     Control("model_a", "model A", "Llama 3.1 8B", kind="select", options=MODELS),
     Control("model_b", "model B", "GPT-NeoX-20B", kind="select", options=MODELS),
-    Control("k", "context length 2^k tokens: k", 13, min=K_MIN, max=K_MAX, step=1),
+    Control("k", "context length (tokens)", 13, min=K_MIN, max=K_MAX, step=1, shows="2^"),
 ]
 
 #: The chapter 10 figure: which coordinates of two released models' heads carry position, at which

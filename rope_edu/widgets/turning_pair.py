@@ -27,7 +27,8 @@ THETA = 0.4
 
 
 def readouts(p: int, gap: int) -> dict[str, float]:
-    """The numbers the figure prints: the two positions, the turn of each arrow and the angle
+    """The numbers the figure prints: the two positions, the turn of each arrow (degrees modulo a
+    full turn, in [0°, 360°): the direction it points) and the angle
     between them (degrees, the angle from the key's arrow to the query's in (−180°, 180°]), and
     the score ``⟨R(mθ)q, R(nθ)k⟩``.
 
@@ -42,8 +43,8 @@ def readouts(p: int, gap: int) -> dict[str, float]:
     return {
         "m": p + gap,
         "n": p,
-        "turn_q": float(np.degrees(st["angle_q"])),
-        "turn_k": float(np.degrees(st["angle_k"])),
+        "turn_q": float(np.degrees(st["angle_q"]) % 360),
+        "turn_k": float(np.degrees(st["angle_k"]) % 360),
         "angle": float(np.degrees(st["angle_between"])),
         "score": st["dot"],
     }

@@ -345,6 +345,14 @@ function keyStep(spec, input, key) {
   }
 }
 
+// What a slider shows beside it: its value, or for a slider over an exponent (Control.shows "2^"
+// or "10^") the number itself, rounded to a whole number and grouped in thousands ("4,096").
+function sliderText(spec, v) {
+  if (!spec.shows) return fmt(Number(v), spec.digits || 0);
+  const x = Math.round(Math.pow(spec.shows === "2^" ? 2 : 10, Number(v)));
+  return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 function buildControl(spec, model, uid) {
   const wrap = document.createElement("div");
   wrap.className = `rope-fig-control rope-fig-${spec.kind}`;
@@ -392,7 +400,7 @@ function buildControl(spec, model, uid) {
       spec.values.forEach((x, i) => { if (Math.abs(x - v) < Math.abs(spec.values[best] - v)) best = i; });
       if (Number(input.value) !== best) input.value = String(best);
     } else if (String(input.value) !== String(v)) input.value = v;
-    if (show) show.textContent = fmt(Number(v), spec.digits || 0);
+    if (show) show.textContent = sliderText(spec, v);
   };
   if (spec.kind === "checkbox") wrap.append(input, label);
   else wrap.append(label, input);
@@ -704,5 +712,5 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
 // "Check your model" page and the tests use). Keep it one statement; add a name a figure needs.
 export {
   figure, el, text, textLines, wrapWords, fmt, tickLabel, plot, line, arrow, legend, subscript, snapZero,
-  cmapColor, cmapBar, cmapGrid, uniqueId, compileMessages, tr, layoutView, chooseLayout,
+  cmapColor, cmapBar, cmapGrid, uniqueId, compileMessages, tr, layoutView, chooseLayout, sliderText,
 };

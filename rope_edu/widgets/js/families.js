@@ -10,6 +10,7 @@ const FAMILY_TURNS = { head: "the whole head", fraction: "a leading fraction", r
 const FAMILY_NORMS = { none: "not normalised", before_rope: "normalised, then rotated",
   after_rope: "rotated, then divided by their root mean square" };
 const DOT = 9;  // units between two dots of the grid
+let familyFocus = null;  // the family a dot just picked: its new dot takes the focus
 
 function groupedInt(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
 
@@ -50,6 +51,7 @@ function draw(fig) {
   const d = fig.data, L = fig.layout, key = fig.state.family, f = d.families[key];
   const n = familyNumbers(fig.state, d);
   const keys = Object.keys(d.families);
+  fig.svg.setAttribute("role", "group");   // not an image: its dots are options to pick
   fig.heading(`${keys.length} families rope_spec reads, by their pairs and the part of the head that turns`);
   // the grid: one column per pair layout, one row per rotated part, one dot per family
   const { x: gx, y: gy, label: lw, col } = L.grid;
@@ -58,6 +60,11 @@ function draw(fig) {
     { class: "axis-label", "text-anchor": "middle" }));
   let y = gy + 10;
   let picked = null;
+  // The dots are a list box (drawn over the cells, after them): a click or tap on a dot picks its
+  // family; by keyboard one Tab stop (the picked dot), arrows move from dot to dot in the grid's
+  // order, Enter or Space picks.
+  const box = el("g", { role: "listbox", "aria-label": tr("model families in the grid") });
+  const dots = [];
   for (const rot of d.rotary) {
     const cells = d.layouts.map((lay) => keys.filter((k) => d.families[k].layout === lay && d.families[k].rotary === rot));
     const h = 24 + Math.ceil(Math.max(1, ...cells.map((c) => c.length)) / perRow) * DOT;
@@ -70,13 +77,45 @@ function draw(fig) {
       text(fig.svg, x0 + col - 8, y + 14, `${cell.length}`, { class: "tick-label", "text-anchor": "end" });
       cell.forEach((k, i) => {
         const cx = x0 + 9 + (i % perRow) * DOT, cy = y + 22 + Math.floor(i / perRow) * DOT;
-        el("circle", { cx, cy, r: 3, fill: d.families[k].layers_differ ? COLORS.orange : COLORS.q }, fig.svg);
+        const dot = el("circle", { cx, cy, r: 3, fill: d.families[k].layers_differ ? COLORS.orange : COLORS.q,
+          class: "rope-fig-pick", role: "option", "aria-label": d.families[k].label,
+          "aria-selected": String(k === key), tabindex: k === key ? 0 : -1, "data-family": k });
+        dots.push(dot);
         if (k === key) picked = [cx, cy];
       });
     });
     y += h;
   }
-  if (picked) el("circle", { cx: picked[0], cy: picked[1], r: 6.5, fill: "none", stroke: COLORS.black, "stroke-width": 2 }, fig.svg);
+  const pick = (k) => { familyFocus = k; fig.model.set("family", k); fig.model.save_changes(); };
+  dots.forEach((dot, i) => {
+    box.appendChild(dot);
+    dot.addEventListener("click", () => pick(dot.dataset.family));
+    // arrows, Home, End and Space come through the engine's key handler (ropeKeyStep: notebook
+    // front ends take those keys first); Enter here
+    dot.ropeKeyStep = (k) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[k];
+      const to = k === "Home" ? 0 : k === "End" ? dots.length - 1 : step ? i + step : null;
+      if (k === " ") pick(dot.dataset.family);
+      else if (to !== null && to >= 0 && to < dots.length) {
+        dot.setAttribute("tabindex", "-1");
+        dots[to].setAttribute("tabindex", "0");
+        dots[to].focus();
+      }
+    };
+    dot.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      pick(dot.dataset.family);
+    });
+  });
+  fig.svg.appendChild(box);
+  if (familyFocus) {   // picked by a dot: the focus stays on the picked dot, drawn anew
+    const again = dots.find((dot) => dot.dataset.family === familyFocus);
+    familyFocus = null;
+    if (again) again.focus();
+  }
+  if (picked) el("circle", { cx: picked[0], cy: picked[1], r: 6.5, fill: "none", stroke: COLORS.black, "stroke-width": 2,
+    "pointer-events": "none" }, fig.svg);
   legend(fig.svg, gx, y + 12, [["every layer alike", COLORS.q], ["layers differ (types, NoPE layers)", COLORS.orange]]);
   // the card
   const { x: cx, y: cy, chars } = L.card;
