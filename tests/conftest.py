@@ -149,6 +149,20 @@ def page_survey(built_book, site_url, browser) -> dict:
     return merged
 
 
+@functools.lru_cache(maxsize=512)
+def _parsed(path: str, mtime_ns: int):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+
+
+def page_soup(path: Path):
+    """A built page parsed once per worker (BeautifulSoup, html.parser; a chapter page takes a
+    third of a second), shared by every test that reads it: read it, never change it (a test that
+    removes nodes parses its own copy)."""
+    return _parsed(str(path), path.stat().st_mtime_ns)
+
+
 def _record(name: str) -> Path:
     return ROOT / "_build" / f".{name}_result.pickle"
 

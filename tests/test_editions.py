@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT
+from conftest import ROOT, page_soup
 from rope_edu.i18n import HAN_RANGE
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -70,8 +70,8 @@ def test_every_page_has_its_chinese_page_and_both_link_to_each_other(built_book)
         rel = page.relative_to(built_book)
         twin = zh / rel
         assert twin.is_file(), f"no Chinese page for {rel}"
-        en_soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        zh_soup = BeautifulSoup(twin.read_text(encoding="utf-8"), "html.parser")
+        en_soup = page_soup(page)
+        zh_soup = page_soup(twin)
         assert zh_soup.html.get("lang") == "zh-CN", rel
         for soup, here, other in ((en_soup, page, twin), (zh_soup, twin, page)):
             link = soup.select_one("a.rope-edition")
@@ -87,7 +87,7 @@ def test_translated_links_keep_their_own_targets(built_book):
     for one. (Sphinx matched a translated link to its English one by page only: when a paragraph
     linked twice into one page, every link of its translation took the last one's anchor.)"""
     def targets(page: Path) -> list[str]:
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        soup = page_soup(page)
         article = soup.select_one("article") or soup
         return sorted(a["href"] for a in article.select("a.reference.internal[href]")
                       if "_images/" not in a["href"])  # pictures: the English site's, one folder up
@@ -285,7 +285,7 @@ def test_chinese_sidebar_captions(built_book):
     assert len(english) >= 3 and all(chinese)
     for rel in ("book/intro.html", "notebooks/03_rope_2d.html"):
         for site, want in ((built_book, english), (built_book / "zh", chinese)):
-            soup = BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+            soup = page_soup(site / rel)
             got = [s.get_text(strip=True) for s in soup.select(".bd-sidebar-primary .caption-text")]
             assert got == want, (site, rel, got)
 
@@ -301,7 +301,7 @@ def test_chinese_search_finds_the_terms(built_book):
     docs = index["docnames"]
     bodies = {}
     for doc in docs:
-        soup = BeautifulSoup((built_book / "zh" / f"{doc}.html").read_text(encoding="utf-8"), "html.parser")
+        soup = page_soup(built_book / "zh" / f"{doc}.html")
         # the page's own text: not the previous/next links below it (another page's title)
         body = soup.select_one("article") or soup
         bodies[doc] = body.get_text(" ")
@@ -530,7 +530,7 @@ def test_chinese_solutions_are_titled_exercise_first(built_book):
     (sphinx-exercise's own order, 解答 练习 3.1, is wrong in Chinese)."""
     titles = []
     for page in sorted((built_book / "zh" / "notebooks").glob("*.html")):
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        soup = page_soup(page)
         for div in soup.select("div.solution > p.admonition-title, div.solution .admonition-title"):
             titles.append((page.name, " ".join(div.get_text(" ").split())))
     assert titles, "no solution found on the Chinese chapter pages"
@@ -544,8 +544,8 @@ def test_what_the_chinese_pages_cells_print_and_compute_is_chinese(built_book):
     (display(Markdown(...))) are Chinese, their numbers the English page's (_ext/output_words.py)."""
     bad = []
     for page in sorted([*(built_book / "zh" / "notebooks").glob("*.html"), *(built_book / "zh" / "book").glob("*.html")]):
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        english = BeautifulSoup((built_book / page.relative_to(built_book / "zh")).read_text(encoding="utf-8"), "html.parser")
+        soup = page_soup(page)
+        english = page_soup(built_book / page.relative_to(built_book / "zh"))
         for pre in soup.select("div.output.stream pre"):
             bad += [(page.name, line) for line in pre.get_text().splitlines() if line.startswith("checked: ")]
         ours = [p.get_text() for p in soup.select("div.cell_output > p")]

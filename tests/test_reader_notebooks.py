@@ -36,7 +36,7 @@ from bs4 import BeautifulSoup
 
 import figure_driver
 import lower_bounds
-from conftest import ROOT, notebook_paths
+from conftest import ROOT, notebook_paths, page_soup
 
 pytestmark = pytest.mark.book
 
@@ -76,7 +76,7 @@ def _markdown(nb: dict) -> str:
 @functools.lru_cache(maxsize=None)
 def _ids(page: Path) -> frozenset:
     """The ids of a built page (parsed once: chapters link the same pages many times)."""
-    return frozenset(t.get("id") for t in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("[id]"))
+    return frozenset(t.get("id") for t in page_soup(page).select("[id]"))
 
 
 def _src(cell) -> str:

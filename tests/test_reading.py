@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import notebook_paths
+from conftest import notebook_paths, page_soup
 from test_prose import numbered_chapters
 from rope_edu.verdicts import PREFIX
 
@@ -150,7 +150,7 @@ def test_landing_page_has_chapter_cards_and_reading_paths(built_book):
             assert anchor, f"a reading path links a whole page, not a section: {a['href']}"
             target = (built_book / "book" / page).resolve()
             assert target.exists(), a["href"]
-            ids = {t.get("id") for t in BeautifulSoup(target.read_text(encoding="utf-8"), "html.parser").select("[id]")}
+            ids = {t.get("id") for t in page_soup(target).select("[id]")}
             assert anchor in ids, f"{a['href']}: no section with id {anchor!r}"
             targets.add((target.name, anchor))
     assert len(targets) >= 8, f"reading paths link only {len(targets)} distinct sections"
