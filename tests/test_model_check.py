@@ -758,6 +758,27 @@ def test_interpreter_refuses_what_rope_spec_refuses():
     assert not problems, f"{len(problems)} differences in {len(cases)} cases, e.g.:\n" + "\n".join(problems[:12])
 
 
+def test_interpreter_refuses_a_glm5_next_config_with_a_rotated_part():
+    """GLM-5-Next's config class refuses qk_rope_head_dim > 0: rope_spec and the page refuse such a config alike,
+    naming the field (the text config, the wrapper and a flat config); with 0, or left out, both read NoPE."""
+    text = {"qk_nope_head_dim": 32, "num_hidden_layers": 4, "num_attention_heads": 4, "hidden_size": 64,
+            "layer_types": ["linear_attention"] * 3 + ["indexed_attention"]}
+    configs, cases = [], []
+    for rot in (16, 0, None):
+        fields = text if rot is None else {**text, "qk_rope_head_dim": rot}
+        for config in ({"model_type": "glm5_next_text", **fields}, {"model_type": "glm5_next", "text_config": fields},
+                       {"model_type": "glm5_next", **fields}):
+            configs.append(config)
+            cases += [{"config": len(configs) - 1, "select": select, "seq_len": None} for select in ({}, {"layer": 3})]
+    answers = run_node(configs, cases)["results"]
+    py = [python_answer(configs[c["config"]], c["select"], c["seq_len"]) for c in cases]
+    assert not [d for p, js in zip(py, answers) for d in differences(p, js)]
+    refused = [p["error"]["message"] for p in py if "error" in p]
+    assert len(refused) == 6 and all(m.startswith("qk_rope_head_dim must be 0 for GLM-5-Next (text), got 16")
+                                      for m in refused)
+    assert all(not p["spec"]["uses_rope"] for p in py[6:])
+
+
 MODEL_CHECK_PAGE_HARNESS = ROOT / "tests" / "model_check_page.mjs"
 #: Three or more English words in a row (quoted text, an upstream error message, is left out before)
 _ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}[,;:]? [a-z]{2,}[,;:]? [a-z]{2,}")

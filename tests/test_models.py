@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import importlib
 import math
+import re
 import subprocess
 import sys
 
@@ -379,6 +380,27 @@ def test_a_family_without_rotation_in_its_text_model_reads_as_nope():
             np.testing.assert_array_equal(spec.apply(x, np.arange(5) * 7), x)
         assert "NoPE" in spec.describe() and _GLM5_NEXT_NOPE in spec.describe()
     assert "glm5_next_text" not in M.UNSUPPORTED and "glm5_next" not in M.UNSUPPORTED
+
+
+def test_a_glm5_next_config_with_a_rotated_part_is_refused_as_its_config_class_refuses_it():
+    """Glm5NextTextConfig refuses qk_rope_head_dim > 0 ("Expecting NoPE"), and its text model has no rotation to
+    read one with: rope_spec refuses such a config too, naming the field, through the text config, the wrapper
+    and a flat config, for the whole model and each layer; qk_rope_head_dim 0, or left out, is NoPE."""
+    with pytest.raises(Exception, match="Expecting NoPE"):
+        tiny("Glm5NextTextConfig", qk_rope_head_dim=16, index_kpool=4, index_topk=8)
+    text = tiny("Glm5NextTextConfig", num_hidden_layers=4, index_kpool=4, index_topk=8)
+    flat = {k: v for k, v in text.to_dict().items() if k != "model_type"}
+    for rot in (16, 1, -2, True, "64"):
+        bad = {**flat, "qk_rope_head_dim": rot}
+        for config in ({"model_type": "glm5_next_text", **bad}, {"model_type": "glm5_next", "text_config": bad},
+                       {"model_type": "glm5_next", **bad}):
+            for select in ({}, {"layer": 0}, {"layer": 3}):
+                with pytest.raises(ValueError, match=rf"^qk_rope_head_dim must be 0 for GLM-5-Next \(text\), "
+                                                     rf"got {re.escape(repr(rot))}: its config class refuses"):
+                    rope_spec(config, **select)
+    unstated = {k: v for k, v in flat.items() if k != "qk_rope_head_dim"}
+    for config in ({"model_type": "glm5_next", **flat, "qk_rope_head_dim": 0}, {"model_type": "glm5_next", **unstated}):
+        assert not rope_spec(config).uses_rope and not rope_spec(config, layer=3).uses_rope
 
 
 def test_llama4_nope_temperature_matches_its_attention_forward(monkeypatch):

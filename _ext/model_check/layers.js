@@ -119,6 +119,15 @@ function forcedReason(family, cfg, state, index, layerType, name, value, builtFr
   return noRopeReason(family, cfg, state, index, layerType, inner);
 }
 
+function nopeReason(family, cfg, state, index, layerType, why, zero = null) {
+  const value = given(zero) ? cfg.get(zero) : null;
+  if (given(value) && (typeof value === "boolean" || value !== 0)) {
+    throw valueError(`${zero} must be 0 for ${family.label}, got ${repr(value)}: its config class refuses a rotated ` +
+      "part, and rope_spec does not read such a config as NoPE");
+  }
+  return why;
+}
+
 /** The layer rules by tag (rope_edu.models.layers.LAYER_RULES). */
 export const LAYER_RULES = {
   pattern: { types: patternTypes, localGlobal: true },
@@ -130,7 +139,7 @@ export const LAYER_RULES = {
   nope_indices: { reason: indicesReason, perLayer: true },
   switch: { reason: switchReason },
   no_window: { reason: windowReason, typed: (cfg) => cfg.has("sliding_window") },
-  nope: { reason: (family, cfg, state, index, layerType, why) => why, whole: true },
+  nope: { reason: nopeReason, whole: true },
   forced: { reason: forcedReason, typed: () => false },
 };
 

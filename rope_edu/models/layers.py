@@ -27,8 +27,10 @@ which layers rotate in a new way gets a new entry here (and in ``layers.js``), n
                                           rotates (``"none"``, Cohere 2: only layers with a window do) or every
                                           layer does (``"all"``, EXAONE 4: the code tests the window); ``rule``,
                                           another tagged value, names the layers
-``("nope", reason)``                      no layer rotates, attention or not: the family's text model applies no
-                                          rotation (GLM-5-Next), and ``reason`` says why
+``("nope", reason[, zero])``             no layer rotates, attention or not: the family's text model applies no
+                                          rotation (GLM-5-Next), and ``reason`` says why; a config whose field
+                                          ``zero`` (GLM-5-Next's ``qk_rope_head_dim``) is not 0 is refused, as
+                                          the family's config class refuses it
 ``("forced", list, value, built_from,     RoPE also in the layers whose entry of ``list`` is ``value``, when
 gate, default, rule)``                    ``gate`` (default ``default``) is 1, whatever ``rule`` says (Cohere 2
                                           MoE's dense prefix layers); a config that states ``built_from`` but
@@ -183,7 +185,11 @@ def _switch_reason(family: Family, cfg: ConfigReader, state: Any, index: int | N
 
 
 def _nope_reason(family: Family, cfg: ConfigReader, state: Any, index: int | None, layer_type: str | None,
-                 reason: str) -> str:
+                 reason: str, zero: str | None = None) -> str:
+    value = cfg.data.get(zero) if zero is not None else None
+    if value is not None and (isinstance(value, bool) or value != 0):
+        raise ValueError(f"{zero} must be 0 for {family.label}, got {value!r}: its config class refuses a rotated "
+                         "part, and rope_spec does not read such a config as NoPE")
     return reason
 
 

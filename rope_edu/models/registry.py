@@ -305,7 +305,7 @@ FAMILIES: dict[str, Family] = {f.key: f for f in [
        interleave=("rope_interleave", True), extra=mla_softmax_extra),
     # no rotation in the text model: every layer reads as NoPE, with the reason
     _F("glm5_next", "GLM-5-Next (text)", ("glm5_next_text",), "transformers.models.glm5_next",
-       head="qk_nope_head_dim", layers=("nope", _GLM5_NEXT_NOPE)),
+       head="qk_nope_head_dim", layers=("nope", _GLM5_NEXT_NOPE, "qk_rope_head_dim")),
     _F("zaya", "ZAYA", ("zaya",), "transformers.models.zaya", rotary="fraction", ignored_theta=("rope_theta",),
        nested_only=True, qk_norm="before_rope", head_default=128),
 ]}
