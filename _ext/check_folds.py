@@ -202,6 +202,22 @@ def clip_zh(text: str, width: int = 48) -> str:
     return head[:at].rstrip(" ，；：、,;:") + "…"
 
 
+def wrap_zh(text: str, width: int = 74, indent: int = 4) -> str:
+    """``text`` wrapped to ``width`` columns as ``rope_edu.verdicts`` wraps an English verdict (its
+    later lines indented by ``indent``): a Chinese line breaks between any two characters, never
+    inside a number or a Latin word (:data:`_ATOM`); a printed line does not wrap by itself."""
+    lines, line = [], ""
+    for atom in _ATOM.findall(text):
+        if line.strip() and _width(line + atom) > width:
+            lines.append(line.rstrip())
+            line = " " * indent
+            if atom.isspace():
+                continue
+        line += atom
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
 def _label(output: nodes.Element | None, language: str | None = "en") -> tuple[str, bool]:
     """What a folded cell's code makes (for its line in the fold), and whether it is a plot."""
     zh = is_chinese(language)
@@ -309,10 +325,15 @@ class TranslateVerdicts(SphinxPostTransform):
         for block in self.document.findall(nodes.literal_block):
             if "stream" not in block["classes"] or PREFIX not in block.astext():
                 continue
-            text = translate_printed(block.astext(), {}, verdict=lambda line: verdict_text(line, claims))
+            text = translate_printed(block.astext(), {},
+                                     verdict=lambda line: _wrapped(verdict_text(line, claims)))
             if text != block.astext():
                 block[:] = [nodes.Text(text)]
                 block.rawsource = text
+
+
+def _wrapped(text: str | None) -> str | None:
+    return None if text is None else wrap_zh(text)
 
 
 def _add_assets(app: Sphinx) -> None:

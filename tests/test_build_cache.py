@@ -55,12 +55,9 @@ def project(tmp_path_factory) -> Path:
     return root
 
 
-def _build(root: Path, edition: str = "en") -> str:
-    """``build_book.py`` on the copy: the English site (what the cache decides), or ``"both"``
-    editions where a step is about the Chinese edition too (a two-chapter Chinese edition costs about
-    as much as the English one, for nothing these steps look at)."""
+def _build(root: Path) -> str:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_book.py"), "--root", str(root), "--edition", edition],
+        [sys.executable, str(ROOT / "scripts" / "build_book.py"), "--root", str(root)],
         capture_output=True, text=True, timeout=600,
     )
     out = result.stdout + result.stderr
@@ -85,15 +82,14 @@ def _page(root: Path, name: str) -> str:
 
 def test_cache_follows_notebooks_and_package(project):
     root = project
-    out = _build(root, "both")
+    out = _build(root)
     assert _status(out) == {"probe_a": "executed no cache", "probe_b": "executed no cache"}, out[-3000:]
     assert "probe: unset" in _page(root, "probe_a")
 
-    # nothing changed: nothing executed, both editions' pages are kept
-    out = _build(root, "both")
+    # nothing changed: nothing executed, the pages are kept
+    out = _build(root)
     assert _status(out) == {"probe_a": "cached", "probe_b": "cached"}, out[-3000:]
     assert "Sphinx: nothing the English site is made from changed: kept as built" in out
-    assert "Chinese edition: nothing it reads changed (sources, catalogs, outputs): kept as built" in out
 
     # prose changed: taken from the cache, and the page shows the new prose
     nb = json.loads((root / "notebooks" / "probe_a.ipynb").read_text())

@@ -206,3 +206,22 @@ def test_chinese_caption_is_cut_between_words_never_inside_a_number():
         assert cut.endswith("…") and _width(cut) <= 48 and text.startswith(cut[:-1])
         assert not re.search(r"\d…|\d \d{0,2}…", cut), cut   # 10 000 and 100,000 whole
     assert _width("底数 10") == 7
+
+
+def test_a_chinese_verdict_wraps_at_the_english_verdicts_width():
+    """A translated verdict is one line; it is wrapped to rope_edu.verdicts.WIDTH columns (a Chinese
+    character takes two), later lines indented as verify indents them, never inside a number or a
+    Latin word (a printed line does not wrap in the page: a long one was cut at 1280 px)."""
+    from check_folds import _width, wrap_zh
+
+    from rope_edu.verdicts import WIDTH
+
+    text = ("已检查：全部 64 个维度对都满足 θ_i = b^(−2i/d)（d = 128，b = 10,000）；θ_0 = 1 且 "
+            "θ_63 = 1.15e-4，相邻两对之比都是 b^(−2/d) = 0.8660，最快一对每个位置转 57.3 度")
+    lines = wrap_zh(text).split("\n")
+    assert len(lines) > 1 and all(_width(line) <= WIDTH for line in lines)
+    assert all(line.startswith("    ") and not line[4:].startswith(" ") for line in lines[1:])
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+    for number in ("10,000", "1.15e-4", "0.8660", "57.3"):
+        assert any(number in line for line in lines), number
+    assert wrap_zh("已检查：短") == "已检查：短"

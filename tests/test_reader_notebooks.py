@@ -625,10 +625,21 @@ def _other_value(control):
 
 
 #: Modules of the package that import torch when imported (the rest must import without it).
-NEEDS_TORCH = {
-    m.name for m in pkgutil.walk_packages(importlib.import_module("rope_edu").__path__, "rope_edu.")
-    if re.search(r"^(?:import|from) torch\b", Path(importlib.util.find_spec(m.name).origin).read_text(encoding="utf-8"), re.M)
-}
+def _needs_torch() -> set[str]:
+    """The modules that import torch themselves; a package whose ``__init__`` imports one of its own
+    modules that does (``rope_edu.torch_rope``) stands for them, as a walk of the package without
+    torch cannot import the package to see into it."""
+    found = pkgutil.walk_packages(importlib.import_module("rope_edu").__path__, "rope_edu.")
+    source = {m.name: (m.ispkg, Path(importlib.util.find_spec(m.name).origin).read_text(encoding="utf-8")) for m in found}
+    need = {name for name, (_, text) in source.items() if re.search(r"^(?:import|from) torch\b", text, re.M)}
+    for name, (ispkg, text) in source.items():
+        inside = {m for m in need if m.rsplit(".", 1)[0] == name}
+        if ispkg and any(re.search(rf"^from \.{m.rsplit('.', 1)[1]} import", text, re.M) for m in inside):
+            need = (need - {m for m in need if m.startswith(name + ".")}) | {name}
+    return need
+
+
+NEEDS_TORCH = _needs_torch()
 #: In the kernel: every module of the package imports (those of NEEDS_TORCH may lack torch).
 IMPORT_ALL_CELL = """\
 import importlib, pkgutil, rope_edu

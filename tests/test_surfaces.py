@@ -104,12 +104,14 @@ def browser_pages(html_root: Path) -> list[str]:
 
 
 # Measured in the page after math and figures are ready: one JSON object per page and viewport.
-_MEASURE_JS = r"""() => {
+_MEASURE_JS = r"""(only) => {
+  // only === 'math': the formulas alone (the second look at a page with its folds open)
+  const all = only !== 'math';
   const vw = document.documentElement.clientWidth;
   const out = {controls: [], smallText: [], minText: null, display: [], inline: []};
   const where = (e) => (e.closest('[data-figure]') || {}).dataset?.figure || '';
   // figure controls and their labels: inside the viewport, not zero-sized
-  for (const c of document.querySelectorAll('.rope-fig [data-control]')) {
+  for (const c of all ? document.querySelectorAll('.rope-fig [data-control]') : []) {
     for (const e of [c, ...c.labels]) {
       const r = e.getBoundingClientRect();
       if (r.width < 1 || r.height < 1 || r.left < -0.5 || r.right > vw + 0.5)
@@ -117,7 +119,7 @@ _MEASURE_JS = r"""() => {
     }
   }
   // text drawn in a figure's SVG, in CSS pixels as shown (font size times the SVG's scale)
-  for (const t of document.querySelectorAll('.rope-fig svg text')) {
+  for (const t of all ? document.querySelectorAll('.rope-fig svg text') : []) {
     if (!t.textContent.trim() || !t.getScreenCTM()) continue;
     const m = t.getScreenCTM();
     const px = parseFloat(getComputedStyle(t).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
@@ -171,6 +173,7 @@ _MEASURE_JS = r"""() => {
     if (clipped || (!scroller && r.right > Math.min(b.right, vw) + 1))
       out.inline.push(`${m.textContent.trim().slice(0, 40)}: ${Math.round(c.width)} px formula in ${Math.round(r.left)}..${Math.round(r.right)}, column ends at ${Math.round(Math.min(b.right, vw))}${clipped ? ', clipped' : ''}`);
   }
+  if (!all) return out;
   // notebook plots (10 pt text at their display size): never wider than their box; shown under
   // 3/4 of their size (text under 10 px) only with a visible link to the image at full size
   out.smallPlots = [];
@@ -474,7 +477,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
             page.evaluate(_OPEN_FOLDS_JS)
             page.wait_for_timeout(400)  # book.js chooses each equation's rendering again on resize
-            opened = page.evaluate(_MEASURE_JS)
+            opened = page.evaluate(_MEASURE_JS, "math")
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
         laptop["foreign"] = list(foreign)
         report["fit"] = fit
