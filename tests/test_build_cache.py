@@ -57,9 +57,8 @@ def project(tmp_path_factory) -> Path:
 
 def _build(root: Path, edition: str = "en") -> str:
     """``build_book.py`` on the copy: the English site (what the cache decides), or ``"both"``
-    editions in the first two steps, as `make book` builds them (the Chinese build of the copy, which
-    has no catalogs of its own, cost four fifths of this test when every step made it: 105 s of
-    a CI run against 22 s)."""
+    editions in the first two steps, as `make book` builds them (the copy has no Chinese catalogs,
+    so its Chinese step has nothing to build; the later steps are about the English cache)."""
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_book.py"), "--root", str(root), "--edition", edition],
         capture_output=True, text=True, timeout=600,
