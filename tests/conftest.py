@@ -272,6 +272,29 @@ BOTH_EDITIONS = BOOK_FIXTURES - {"english_build", "built_english"}
 BROWSER_FIXTURES = frozenset({"browser", "chromium_path", "page_survey", "page_reports", "surfaces"})
 
 
+#: Module-scoped fixtures that take seconds to minutes to make (each chapter with figures opened on a
+#: phone, a probe book built, a Jupyter server started, a page driven in Chromium, the trained
+#: model turned into layers), by (module, fixture): every test that uses one joins the named
+#: ``xdist_group``, so the fixture is made once per run, not once on each worker that happens to be
+#: dealt one of its tests (the figure-fit pass took 71 s and 67 s on the two workers of one run).
+SHARED_FIXTURES = {
+    ("test_fig_fit", "fit"): "fig_fit",
+    ("test_check_folds", "project"): "check_folds",
+    ("test_live_lab", "jupyter"): "live_lab",
+    ("test_model_check", "mc_page"): "model_check_page",
+    ("test_trained_probe", "loaded"): "trained",
+}
+
+
+def _shared_fixture_group(item) -> None:
+    """Mark ``item`` with the group of the :data:`SHARED_FIXTURES` fixture it uses, if any."""
+    module = item.module.__name__ if getattr(item, "module", None) else ""
+    for (where, fixture), group in SHARED_FIXTURES.items():
+        if module == where and fixture in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(group))
+            return
+
+
 def _keep_with_its_group(config, item) -> None:
     """Under ``--dist loadgroup`` (``make test``), a test marked ``xdist_group("name")`` runs on
     the worker that runs the rest of its group, so what the group loads (the trained model) is
@@ -307,6 +330,7 @@ def pytest_collection_modifyitems(config, items):
     # the markers follow the fixtures, so `-m "not book and not browser"` (make check) leaves out
     # every test that needs the built book or Chromium, whatever its file says
     for item in items:
+        _shared_fixture_group(item)
         _keep_with_its_group(config, item)
         names = set(getattr(item, "fixturenames", ()))
         if BOOK_FIXTURES & names or item.name == "test_book_builds":

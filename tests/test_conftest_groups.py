@@ -66,3 +66,17 @@ def test_a_group_runs_on_one_worker_and_the_rest_on_both(tmp_path):
     assert len(list(tmp_path.glob("grouped_*"))) == 8 and len(list(tmp_path.glob("free_*"))) == 8
     assert len(_workers(tmp_path, "grouped")) == 1, "the group was split between the workers"
     assert _workers(tmp_path, "free") == {"gw0", "gw1"}, "the ungrouped tests did not use both workers"
+
+
+def test_each_shared_fixture_is_a_fixture_of_its_module():
+    """conftest.SHARED_FIXTURES names fixtures by module: a renamed fixture or module would drop its
+    tests out of their group silently (each worker would make the fixture again)."""
+    import ast
+
+    from conftest import SHARED_FIXTURES
+
+    for (module, fixture), group in SHARED_FIXTURES.items():
+        tree = ast.parse((CONFTEST.parent / f"{module}.py").read_text(encoding="utf-8"))
+        fixtures = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+                    and any("fixture" in ast.unparse(d) for d in node.decorator_list)}
+        assert fixture in fixtures, (module, fixture, group)
