@@ -1,8 +1,8 @@
 """Live figures in a real Jupyter server, in JupyterLab 4 and in Notebook 7.
 
-For every chapter notebook with figures (in JupyterLab; in Notebook 7, the chapters of
-NOTEBOOK7_CHAPTERS): open it, run all cells in a fresh kernel, wait for every
-figure to be drawn by its anywidget front end, then move each control by keyboard (the figure must
+For every chapter notebook with figures (in JupyterLab, one notebook after another in one
+running app; in Notebook 7, the chapters of NOTEBOOK7_CHAPTERS): open it, run all cells in a fresh
+kernel, wait for every figure to be drawn by its anywidget front end, then move each control by keyboard (the figure must
 redraw), set random states and compare the printed readouts with the package's Python, and check
 that the control values reach the kernel. The kernel is shut down before the next notebook.
 """
@@ -103,19 +103,49 @@ def test_notebook7_runs_a_page_with_several_figures():
     assert min(shown) >= 2, dict(zip(NOTEBOOK7_CHAPTERS, shown))
 
 
+class LabPage:
+    """One browser page per front end that stays open from chapter to chapter: JupyterLab starts
+    once and each chapter's notebook opens in it (``figure_driver.open_and_run``), as a reader
+    opens one notebook after another. Errors from our figures' code (anywidget loads each module
+    from a blob: URL) are collected per chapter; the front ends' own start-up noise in a bare test
+    profile is not ours to fix. After a chapter that failed, the next starts on a fresh page."""
+
+    def __init__(self, browser) -> None:
+        self.browser, self.context, self.errors = browser, None, []
+
+    def page(self):
+        if self.context is None:
+            self.context = self.browser.new_context(viewport={"width": 1300, "height": 1000})
+            page = self.context.new_page()
+            page.on("pageerror", lambda e: "blob:" in (e.stack or "") and self.errors.append(e.stack))
+            page.on("console", lambda m: m.type == "error" and "rope-edu" in m.text and self.errors.append(m.text))
+        self.errors.clear()
+        return self.context.pages[0]
+
+    def close(self) -> None:
+        if self.context is not None:
+            self.context.close()
+            self.context = None
+
+
+@pytest.fixture(scope="module")
+def lab_pages(browser):
+    pages = {front_end: LabPage(browser) for front_end in figure_driver.FRONT_ENDS}
+    yield pages
+    for lab in pages.values():
+        lab.close()
+
+
 @pytest.mark.parametrize(("notebook", "front_end"), LIVE_RUNS, ids=[f"{nb.stem}-{fe}" for nb, fe in LIVE_RUNS])
-def test_figures_work_live(notebook, front_end, jupyter, browser):
+def test_figures_work_live(notebook, front_end, jupyter, lab_pages):
     """Each chapter's set-up and figure cells run in a fresh kernel in the front end (the whole
     chapter runs in the book build: :func:`figure_cells`); then every figure is driven."""
     jupyter_url = jupyter.url
     notebook = live_copy(notebook, jupyter.work)
-    context = browser.new_context(viewport={"width": 1300, "height": 1000})
-    page = context.new_page()
-    errors: list[str] = []
-    # Errors from our figures' code (anywidget loads each module from a blob: URL); the front ends'
-    # own start-up noise in a bare test profile is not ours to fix.
-    page.on("pageerror", lambda e: "blob:" in (e.stack or "") and errors.append(e.stack))
-    page.on("console", lambda m: m.type == "error" and "rope-edu" in m.text and errors.append(m.text))
+    lab = lab_pages[front_end]
+    page = lab.page()
+    errors = lab.errors
+    passed = False
     try:
         expected = figure_driver.open_and_run(page, jupyter_url, front_end, notebook)
         stderr = page.locator(f"{figure_driver.PANEL} [data-mime-type='application/vnd.jupyter.stderr']")
@@ -151,8 +181,12 @@ def test_figures_work_live(notebook, front_end, jupyter, browser):
         if shots:
             figures.nth(0).screenshot(path=str(Path(shots) / f"live_{front_end}_{notebook.stem}.png"))
         assert not errors, errors
+        passed = True
     finally:
-        context.close()
+        if passed:
+            figure_driver.close_notebook(page)
+        else:
+            lab.close()
         figure_driver.shutdown_kernels(jupyter.url)
 
 
