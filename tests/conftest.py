@@ -272,13 +272,12 @@ BOTH_EDITIONS = BOOK_FIXTURES - {"english_build", "built_english"}
 BROWSER_FIXTURES = frozenset({"browser", "chromium_path", "page_survey", "page_reports", "surfaces"})
 
 
-#: Module-scoped fixtures that take seconds to minutes to make (each chapter with figures opened on a
-#: phone, a probe book built, a Jupyter server started, a page driven in Chromium, the trained
-#: model turned into layers), by (module, fixture): every test that uses one joins the named
-#: ``xdist_group``, so the fixture is made once per run, not once on each worker that happens to be
-#: dealt one of its tests (the figure-fit pass took 71 s and 67 s on the two workers of one run).
+#: Module-scoped fixtures that take seconds to minutes to make (a probe book built, a Jupyter
+#: server started, a page driven in Chromium, the trained model turned into layers), by (module,
+#: fixture): every test that uses one joins the named ``xdist_group``, so the fixture is made once
+#: per run, not once on each worker that happens to be dealt one of its tests (a module fixture
+#: of chapter pages on a phone took 71 s and 67 s on the two workers of one run).
 SHARED_FIXTURES = {
-    ("test_fig_fit", "fit"): "fig_fit",
     ("test_check_folds", "project"): "check_folds",
     ("test_live_lab", "jupyter"): "live_lab",
     ("test_model_check", "mc_page"): "model_check_page",

@@ -307,6 +307,17 @@ FIT_JS = r"""() => Array.from(document.querySelectorAll('.rope-fig[data-state]')
 })"""
 
 
+#: Every figure of the page is mounted (drawn, or shown as failed).
+MOUNTED_JS = ("() => { const f = [...document.querySelectorAll('.rope-fig-static')];"
+              " return f.length > 0 && f.every(h => h.dataset.state || h.classList.contains('rope-fig-error')); }")
+
+
+def settle(page) -> None:
+    """Wait for the figures' resize observers to lay them out again (two frames after a resize)."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.wait_for_timeout(100)
+
+
 def measure_fit(page) -> list[dict]:
     """:data:`FIT_JS` on ``page``: one report per figure."""
     return page.evaluate(FIT_JS)

@@ -1,12 +1,13 @@
 """Every interactive figure of the built book lays out for the width it gets (issue 34).
 
-Each chapter page with figures is opened in headless Chromium at 390×844 with touch (a phone); at
-1280 px the page survey's visit measures it (``test_surfaces.survey``). For every figure (``figure_driver.FIT_JS``): its box and everything inside
-it are no wider than the viewport (no element's ``scrollWidth`` past its box: nothing scrolls
-sideways), all text drawn in its SVG is at least 10 px as shown (font size times the drawing's
-scale), and on the phone its sliders and menus are at least 44 px tall. At 1280 px every figure
-shows its first (wide) layout; resizing the window lays it out again, for the narrow screen and
-back. The page loads the figure engine (``core.js``) once, whatever the number of figures.
+Each chapter page with figures is opened in headless Chromium at 1280 px and, again, at 390×844
+with touch (a phone), by the page survey (``test_surfaces.survey``), which measures it. For every
+figure (``figure_driver.FIT_JS``): its box and everything inside it are no wider than the viewport
+(no element's ``scrollWidth`` past its box: nothing scrolls sideways), all text drawn in its SVG is
+at least 10 px as shown (font size times the drawing's scale), and on the phone its sliders and
+menus are at least 44 px tall. At 1280 px every figure shows its first (wide) layout; resizing the
+window lays it out again, for the narrow screen and back. The page loads the figure engine
+(``core.js``) once, whatever the number of figures.
 """
 
 from __future__ import annotations
@@ -18,46 +19,16 @@ from conftest import notebook_paths
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
 
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1280, "height": 800}
 CHAPTERS = [nb.stem for nb in notebook_paths() if "DEMO.show(" in nb.read_text(encoding="utf-8")]
-
-_MOUNTED = ("() => { const f = [...document.querySelectorAll('.rope-fig-static')];"
-            " return f.length > 0 && f.every(h => h.dataset.state || h.classList.contains('rope-fig-error')); }")
-
-
-def _settle(page) -> None:
-    """Wait for the figures' resize observers to lay them out again (two frames after a resize)."""
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    page.wait_for_timeout(100)
 
 
 @pytest.fixture(scope="module")
-def fit(site_url, browser, page_survey):
+def fit(page_survey):
     """Per chapter: the fit reports on a phone and a laptop, after a resize each way, and the
-    engine's requests. The page opens fresh on a phone here; at 1280 px it is the page survey's own
-    visit (``test_surfaces.survey``: opened at 1280 px, resized to 390 px and back), not a second."""
-    out = {}
-    for stem in CHAPTERS:
-        record = dict(page_survey["reports"][f"notebooks/{stem}.html"].get("fit") or {})
-        context = browser.new_context(viewport=PHONE, has_touch=True)
-        page = context.new_page()
-        requests: list[str] = []
-        page.on("request", lambda r, requests=requests: requests.append(r.url))
-        page.goto(f"{site_url}/notebooks/{stem}.html", wait_until="load")
-        page.wait_for_function(_MOUNTED, timeout=30_000)
-        _settle(page)
-        record["phone"] = figure_driver.measure_fit(page)
-        record["phone requests"] = [u.split("?")[0] for u in requests if "/rope_figures/" in u]
-        page.set_viewport_size(LAPTOP)
-        _settle(page)
-        record["phone resized"] = figure_driver.measure_fit(page)
-        page.set_viewport_size(PHONE)
-        _settle(page)
-        record["phone back"] = figure_driver.measure_fit(page)
-        context.close()
-        out[stem] = record
-    return out
+    engine's requests, from the page survey's two visits to the page (``test_surfaces.survey``:
+    opened at 1280 px, resized to 390 px and back; opened again on a phone with touch, resized to
+    1280 px and back)."""
+    return {stem: page_survey["reports"][f"notebooks/{stem}.html"].get("fit") or {} for stem in CHAPTERS}
 
 
 def test_chapters_with_figures_are_found():

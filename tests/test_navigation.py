@@ -6,73 +6,30 @@ On every page of the built site, in headless Chromium:
   their drawer by a tap (on one page of each kind, EVERY_WAY, also by a click and the keyboard,
   Enter): the drawer shows on screen and focus moves into it; a tap beside it (and on those pages a
   click beside it and Escape) closes it, and focus returns to the button;
-* at 1280x800 (a laptop), the ☰ collapses the sidebar beside the text by a click (and on those
-  pages expands it again by Enter, focus staying on the button); the on-this-page list is shown
-  beside the text.
+* at 1280x800 (a laptop), the ☰ collapses the sidebar beside the text by a click and expands it
+  again by Enter, focus staying on the button; the on-this-page list is shown beside the text.
 
-pydata-sphinx-theme 0.17.1 bound the drawers to hidden duplicates of these buttons, so they opened
-nothing (https://github.com/pydata/pydata-sphinx-theme/issues/2451); the fix is in
-_ext/book_pages.py (page fixes) and _ext/book_static/book.js.
-
-One browser context per width, one tab reused for every page: a few seconds per page.
+The page survey does this on the pages it opens (``test_surfaces.survey``, with
+``navigation_checks``: the sidebar at the end of its laptop visit, the drawers in its phone visit,
+so no page is opened again for it); this module opens the two pages the survey leaves out (search,
+index) and checks what both found.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from navigation_checks import EVERY_WAY, LAPTOP, PHONE, laptop_sidebar, phone_drawers
 from test_surfaces import browser_pages
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
-LAPTOP = {"viewport": {"width": 1280, "height": 800}}
-DRAWERS = {"primary": "pst-primary-sidebar-modal", "secondary": "pst-secondary-sidebar-modal"}
-
-# What a reader sees of one drawer and its button, in one round trip.
-_DRAWER_JS = """([toggle, dialogId]) => {
-  const button = document.querySelector(`.${toggle}-toggle`);
-  const dialog = document.getElementById(dialogId);
-  const a = document.activeElement;
-  const r = dialog.getBoundingClientRect();
-  const vw = document.documentElement.clientWidth, vh = window.innerHeight;
-  const shown = dialog.open && getComputedStyle(dialog).visibility === 'visible'
-    && r.width > 100 && r.height > 100 && r.left >= -0.5 && r.right <= vw + 0.5 && r.top < vh
-    && dialog.querySelectorAll('a[href]').length > 0;
-  return {open: dialog.open, shown, focusIn: dialog.contains(a) && a !== dialog,
-          focusOnButton: a === button, expanded: button.getAttribute('aria-expanded'),
-          left: r.left, right: r.right};
-}"""
-
-_SIDEBAR_JS = """() => {
-  const button = document.querySelector('.primary-toggle');
-  const s = document.getElementById('pst-primary-sidebar');
-  const r = s.getBoundingClientRect();
-  const shown = getComputedStyle(s).visibility === 'visible' && r.width > 100 && r.left >= -0.5;
-  const toc = document.getElementById('pst-page-toc-nav');
-  const tr = toc && toc.getBoundingClientRect();
-  const b = button.getBoundingClientRect();
-  return {shown, focusOnButton: document.activeElement === button,
-          expanded: button.getAttribute('aria-expanded'), buttonShown: b.width > 0 && b.height > 0,
-          secondaryButtonShown: !!document.querySelector('.secondary-toggle')?.getClientRects().length,
-          tocShown: toc ? (tr.width > 0 && getComputedStyle(toc).visibility === 'visible') : null};
-}"""
+NOT_SURVEYED = ("search.html", "genindex.html")
 
 
 def _every_page(built_book) -> list[str]:
     """Every English page and the Chinese ones of test_surfaces.ZH_SAMPLE."""
-    return browser_pages(built_book) + ["search.html", "genindex.html"]
-
-
-#: One page of each kind the theme lays out (landing page, chapter, chapter page, reference page
-#: with a notebook behind it, bibliography, search, index, a Chinese page): on these every way in
-#: and out of a drawer is tried (tap, click, Enter; a tap or click beside it, Escape). On every
-#: other page a tap opens each drawer and a tap beside it closes it: the buttons and drawers are
-#: the same template on every page, so what can differ from page to page is whether they are there
-#: and work, which a tap shows (a third of the time of every way on every page).
-EVERY_WAY = ("book/intro.html", "notebooks/05_frequencies.html", "notebooks/05_frequencies_2_decay.html",
-             "book/bug_atlas.html", "book/bibliography.html", "search.html", "genindex.html",
-             "zh/notebooks/03_rope_2d.html")
+    return browser_pages(built_book) + list(NOT_SURVEYED)
 
 
 def test_every_kind_of_page_is_tried_every_way(pages):
@@ -84,133 +41,41 @@ def pages(built_book):
     return _every_page(built_book)
 
 
-def _open(page, url: str) -> None:
-    # the themes' scripts and book.js are deferred: they have run when the document is parsed
-    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-
-
-def _phone_drawer(page, toggle: str, every_way: bool = True) -> list[str]:
-    """Tap, click and keyboard on one drawer's button (only a tap unless ``every_way``); what went
-    wrong, in words."""
-    dialog_id = DRAWERS[toggle]
-    button = page.locator(f".{toggle}-toggle")
-    state = lambda: page.evaluate(_DRAWER_JS, [toggle, dialog_id])  # noqa: E731
-    bad = []
-    box = button.bounding_box()
-    if box is None or box["height"] < 44 or box["width"] < 44:
-        bad.append(f"{toggle} button is not a 44 px target: {box}")
-
-    def settle(open_):  # the dialog's close event, and aria-expanded, come a task later
-        want = "s.open && s.focusIn && s.expanded === 'true'" if open_ else "!s.open && s.focusOnButton && s.expanded === 'false'"
+@pytest.fixture(scope="module")
+def not_surveyed(browser, site_url) -> dict:
+    """The drawers and the sidebar on the pages the survey does not open (search, index)."""
+    out = {}
+    for view, options in (("phone", PHONE), ("laptop", LAPTOP)):
+        context = browser.new_context(**options)
+        page = context.new_page()
         try:
-            page.wait_for_function(f"(a) => {{ const s = ({_DRAWER_JS})(a); return {want}; }}",
-                                   arg=[toggle, dialog_id], timeout=2_000)
-        except Exception:
-            pass  # reported below, in words
-
-    def opened(how):
-        settle(True)
-        s = state()
-        if not (s["open"] and s["shown"]):
-            bad.append(f"{toggle}: {how} did not show the drawer ({s})")
-        elif not s["focusIn"]:
-            bad.append(f"{toggle}: {how} opened the drawer but focus stayed outside it")
-        elif s["expanded"] != "true":
-            bad.append(f"{toggle}: aria-expanded is {s['expanded']} while open")
-        return s
-
-    def closed(how):
-        settle(False)
-        s = state()
-        if s["open"]:
-            bad.append(f"{toggle}: {how} did not close the drawer")
-        elif not s["focusOnButton"]:
-            bad.append(f"{toggle}: after {how} focus is not back on the button")
-        elif s["expanded"] != "false":
-            bad.append(f"{toggle}: aria-expanded is {s['expanded']} when closed")
-
-    def beside(s):  # a point on the backdrop, beside the drawer
-        return (s["right"] + 370) / 2 if s["right"] < 300 else s["left"] / 2, 420
-
-    button.tap()
-    s = opened("a tap")
-    if s["open"]:
-        x, y = beside(s)
-        page.touchscreen.tap(x, y)
-        closed("a tap beside the drawer")
-    if not every_way:
-        if state()["open"]:  # leave the page as found for the next drawer
-            page.keyboard.press("Escape")
-        return bad
-    button.click()
-    s = opened("a click")
-    if s["open"]:
-        x, y = beside(s)
-        page.mouse.click(x, y)
-        closed("a click beside the drawer")
-    button.focus()
-    page.keyboard.press("Enter")
-    s = opened("Enter")
-    if s["open"]:
-        page.keyboard.press("Escape")
-        closed("Escape")
-    if state()["open"]:  # leave the page as found for the next drawer
-        page.keyboard.press("Escape")
-    return bad
+            for name in NOT_SURVEYED:
+                # the themes' scripts and book.js are deferred: they have run when the document is parsed
+                page.goto(f"{site_url}/{name}", wait_until="domcontentloaded", timeout=60_000)
+                out[(view, name)] = phone_drawers(page, name in EVERY_WAY) if view == "phone" else laptop_sidebar(page)
+        finally:
+            context.close()
+    return out
 
 
-def test_drawers_open_and_close_on_a_phone(browser, site_url, pages):
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    failures = {}
-    try:
-        for name in pages:
-            _open(page, f"{site_url}/{name}")
-            every_way = name in EVERY_WAY
-            bad = _phone_drawer(page, "primary", every_way)
-            if page.locator(".secondary-toggle").count():
-                bad += _phone_drawer(page, "secondary", every_way)
-            elif page.locator("#pst-page-toc-nav").count():
-                bad.append("the page has an on-this-page list but no button to open it")
-            if bad:
-                failures[name] = bad
-    finally:
-        context.close()
+def _found(page_survey, not_surveyed, pages, view: str) -> dict:
+    key = {"phone": "drawers", "laptop": "sidebar"}[view]
+    found, missing = {}, []
+    for name in pages:
+        bad = not_surveyed.get((view, name)) if name in NOT_SURVEYED else page_survey["reports"].get(name, {}).get(key)
+        if bad is None:
+            missing.append(name)
+        elif bad:
+            found[name] = bad
+    assert not missing, f"pages whose {key} were not tried: {missing}"
+    return found
+
+
+def test_drawers_open_and_close_on_a_phone(page_survey, not_surveyed, pages):
+    failures = _found(page_survey, not_surveyed, pages, "phone")
     assert not failures, failures
 
 
-def test_sidebar_collapses_and_expands_on_a_laptop(browser, site_url, pages):
-    context = browser.new_context(**LAPTOP)
-    page = context.new_page()
-    failures = {}
-    try:
-        for name in pages:
-            _open(page, f"{site_url}/{name}")
-            bad = []
-            s = page.evaluate(_SIDEBAR_JS)
-            if not (s["buttonShown"] and s["shown"] and s["expanded"] == "true"):
-                bad.append(f"at first: {s}")
-            if s["tocShown"] is False or s["secondaryButtonShown"]:
-                bad.append(f"the on-this-page list is not beside the text: {s}")
-            button = page.locator(".primary-toggle")
-            # a click collapses the sidebar, Enter expands it again (the latter on one page of each kind)
-            for how, want in (("click", False), ("Enter", True))[:2 if name in EVERY_WAY else 1]:
-                if how == "click":
-                    button.click()
-                else:
-                    button.focus()
-                    page.keyboard.press("Enter")
-                try:  # the sidebar slides out or in
-                    page.wait_for_function(f"(want) => ({_SIDEBAR_JS})().shown === want", arg=want, timeout=2_000)
-                except Exception:
-                    pass  # reported below, in words
-                s = page.evaluate(_SIDEBAR_JS)
-                if s["shown"] != want or s["expanded"] != str(want).lower():
-                    bad.append(f"{how} should {'expand' if want else 'collapse'} the sidebar: {s}")
-                if how == "Enter" and not s["focusOnButton"]:
-                    bad.append("Enter on the ☰ lost the keyboard focus")
-            if bad:
-                failures[name] = bad
-    finally:
-        context.close()
+def test_sidebar_collapses_and_expands_on_a_laptop(page_survey, not_surveyed, pages):
+    failures = _found(page_survey, not_surveyed, pages, "laptop")
     assert not failures, failures

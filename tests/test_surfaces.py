@@ -35,6 +35,7 @@ from urllib.parse import urlparse
 import pytest
 
 import figure_driver
+import navigation_checks
 from conftest import ROOT, notebook_paths
 
 _spec = importlib.util.spec_from_file_location("page_metrics", ROOT / "scripts" / "page_metrics.py")
@@ -403,7 +404,10 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
     figure, length, verdicts, show-code bars: ``scripts/page_metrics.py``). On the same page at
     390 px the page lays itself out again (CSS media queries and the figures' resize observers)
     and is measured again. Back at 1280 px every figure is driven as a reader would
-    (``figure_driver.exercise``). Console errors and failed requests are recorded throughout.
+    (``figure_driver.exercise``), and the sidebar is collapsed and expanded
+    (``navigation_checks.laptop_sidebar``). Then the page opens again on a phone with touch
+    (:func:`_phone_visit`: its drawers, and its figures' fit as the page opens there). Console
+    errors and failed requests are recorded throughout.
 
     Returns ``{"surfaces": {(view, page): measures}, "reports": {page: page report}}``.
     """
@@ -491,8 +495,43 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             _inspect_figures(page, report, exercise=not name.startswith("zh/"))
         except Exception as exc:
             report["console"].append(f"figures could not be driven ({report_figures}): {exc}")
+        try:  # test_navigation.py: the sidebar beside the text (last: it collapses and expands it)
+            page.set_viewport_size(navigation_checks.LAPTOP["viewport"])
+            report["sidebar"] = navigation_checks.laptop_sidebar(page)
+        except Exception as exc:
+            report["console"].append(f"the sidebar could not be tried: {exc}")
         context.close()
+        _phone_visit(browser, site_url, name, report)
     return {"surfaces": surfaces, "reports": reports}
+
+
+def _phone_visit(browser, site_url: str, name: str, report: dict) -> None:
+    """The page opened on a phone (390 px, touch): its drawers tapped open and shut
+    (test_navigation.py) and, on a page with figures, each figure's fit as the page opens there,
+    after a resize to a laptop and back (test_fig_fit.py). Console errors go to ``report``."""
+    context = browser.new_context(**navigation_checks.PHONE)
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.on("console", lambda m: m.type == "error" and report["console"].append(f"on a phone: {m.text}"))
+    page.on("pageerror", lambda e: report["console"].append(f"on a phone: {e}"))
+    fit = report["fit"]
+    try:
+        page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
+        report["drawers"] = navigation_checks.phone_drawers(page, name in navigation_checks.EVERY_WAY)
+        if fit:
+            page.wait_for_function(figure_driver.MOUNTED_JS, timeout=30_000)
+            figure_driver.settle(page)
+            fit["phone"] = figure_driver.measure_fit(page)
+            fit["phone requests"] = [u.split("?")[0] for u in requested if "/rope_figures/" in u]
+            for key, view in (("phone resized", navigation_checks.LAPTOP), ("phone back", navigation_checks.PHONE)):
+                page.set_viewport_size(view["viewport"])
+                figure_driver.settle(page)
+                fit[key] = figure_driver.measure_fit(page)
+    except Exception as exc:  # recorded: the tests that read the visit report what is missing
+        report["console"].append(f"the page could not be tried on a phone: {type(exc).__name__}: {str(exc)[:300]}")
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="session")
