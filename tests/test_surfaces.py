@@ -368,6 +368,15 @@ _OPEN_FOLDS_JS = """() => {
 }"""
 
 
+#: How many formulas a fold hides (a proof, a remark, a solution, folded code or checks).
+_FOLDED_MATH_JS = """() => [...document.querySelectorAll('article .math')].filter(e => {
+  if (e.closest('.toggle-hidden')) return true;
+  for (let d = e.closest('details'); d; d = d.parentElement && d.parentElement.closest('details'))
+    if (!d.open) return true;
+  return false;
+}).length"""
+
+
 def _enlarge(page) -> dict | None:
     """Click the first scaled plot's cue to enlarge it; what opened, then Escape."""
     link = page.locator("figure.rope-plot.rope-plot-scaled a.rope-plot-enlarge").first
@@ -479,9 +488,12 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         if name == ENLARGE_PAGE:  # the cue to enlarge a plot opens it at full size over the page
             phone["enlarge"] = _enlarge(page)
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
-            page.evaluate(_OPEN_FOLDS_JS)
-            page.wait_for_timeout(400)  # book.js chooses each equation's rendering again on resize
-            opened = page.evaluate(_MEASURE_JS, "math")
+            if page.evaluate(_FOLDED_MATH_JS):
+                page.evaluate(_OPEN_FOLDS_JS)
+                page.wait_for_timeout(400)  # book.js chooses each equation's rendering again on resize
+                opened = page.evaluate(_MEASURE_JS, "math")
+            else:  # no formula in a fold: open, the page shows the formulas it shows now
+                opened = phone
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
         laptop["foreign"] = list(foreign)
         report["fit"] = fit
