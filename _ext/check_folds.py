@@ -45,11 +45,11 @@ class check_item(nodes.General, nodes.Element):
 
 def group_label(checks: int, outputs: int, plots: int, language: str | None = "en") -> str:
     """The fold's one line: "6 checks and the code of 2 figures in this section" (in Chinese on
-    the Chinese edition: "本节：6 项检查和 2 张图的代码", "本节：生成 1 项输出的代码")."""
+    the Chinese edition: "本节：6 项检查和 2 张图的代码", "本节：1 项输出的代码")."""
     if is_chinese(language):
         parts = [f"{checks} 项检查"] if checks else []
         if outputs:
-            parts.append(f"{outputs} 张图的代码" if plots == outputs else f"生成 {outputs} 项输出的代码")
+            parts.append(f"{outputs} 张图的代码" if plots == outputs else f"{outputs} 项输出的代码")
         # a number after 和 gets its space, as everywhere in the Chinese text: 6 项检查和 2 张图的代码
         return "本节：" + "".join(p if i == 0 else ("和 " if p[0].isdigit() else "和") + p for i, p in enumerate(parts))
     parts = [f"{checks} check{'s' if checks != 1 else ''}"] if checks else []
@@ -202,19 +202,31 @@ def clip_zh(text: str, width: int = 48) -> str:
     return head[:at].rstrip(" ，；：、,;:") + "…"
 
 
+#: What no wrapped Chinese line starts with (the line-breaking rule of Chinese typesetting): closing
+#: punctuation and a per cent sign go down with the atom before them.
+_NO_LINE_START = set("，。；：、）」』！？%,.;:)")
+
+
 def wrap_zh(text: str, width: int = 74, indent: int = 4) -> str:
     """``text`` wrapped to ``width`` columns as ``rope_edu.verdicts`` wraps an English verdict (its
     later lines indented by ``indent``): a Chinese line breaks between any two characters, never
-    inside a number or a Latin word (:data:`_ATOM`); a printed line does not wrap by itself."""
-    lines, line = [], ""
+    inside a number or a Latin word (:data:`_ATOM`) and never before closing punctuation (the atom
+    before it goes down with it); a printed line does not wrap by itself."""
+    lines, line = [], []
     for atom in _ATOM.findall(text):
-        if line.strip() and _width(line + atom) > width:
-            lines.append(line.rstrip())
-            line = " " * indent
-            if atom.isspace():
+        if "".join(line).strip() and _width("".join(line) + atom) > width:
+            carry = []
+            if atom in _NO_LINE_START:   # down go the punctuation before it and the atom before that
+                while len(line) > 2 and line[-1] in _NO_LINE_START:
+                    carry.insert(0, line.pop())
+                if len(line) > 2 and not line[-1].isspace():
+                    carry.insert(0, line.pop())
+            lines.append("".join(line).rstrip())
+            line = [" " * indent] + carry
+            if atom.isspace() and not carry:
                 continue
-        line += atom
-    lines.append(line.rstrip())
+        line.append(atom)
+    lines.append("".join(line).rstrip())
     return "\n".join(lines)
 
 

@@ -34,7 +34,7 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
-from output_words import translate_paragraph, translate_printed
+from output_words import table_cell, translate_paragraph, translate_printed, translate_text
 from rope_edu.i18n import is_chinese
 
 #: (hreflang, name shown to readers, folder under the English site)
@@ -301,21 +301,34 @@ def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
             del parent[i + 1]
 
 
-#: The code cells' outputs' words (plot captions and alt texts, table captions and headers): one
+#: The code cells' outputs' words (plot captions and alt texts, table captions, headers and cells): one
 #: catalog for all pages, ``locales/<lang>/LC_MESSAGES/outputs.po`` (``scripts/i18n.py update``).
 OUTPUTS = "outputs"
 
 _TABLE_HTML = re.compile(r'<div class="rope-table".*?</table>', re.S)
-_TABLE_TEXT = re.compile(r"(<caption>|<th\b[^>]*>)(.*?)(</caption>|</th>)", re.S)
+_TABLE_TEXT = re.compile(r"(<caption>|<th\b[^>]*>|<td>)(.*?)(</caption>|</th>|</td>)", re.S)
 
 
-def translate_tables(text: str, messages: dict[str, str]) -> str:
-    """``text`` (an output's HTML) with the captions and column headers of its ``rope_edu.table``
-    tables through ``messages`` (English -> translation); cells, and what no message matches,
-    stay as they are."""
+#: A number and its per cent sign with a space between (16.7 %), in a cell of numbers.
+_SPACED_PERCENT = re.compile(r"(\d) %")
+
+
+def translate_tables(text: str, messages: dict[str, str], tight_percent: bool = False) -> str:
+    """``text`` (an output's HTML) with the captions, column headers and cells of its
+    ``rope_edu.table`` tables through ``messages`` (English -> translation): a caption or header as
+    it is, a cell that holds words through its template (``output_words.table_cell``: the numbers
+    stay this build's); a cell of numbers, and what no message matches, stay as they are, but for
+    ``tight_percent`` (the Chinese edition: 16.7%, where the English writes 16.7 %)."""
     def one(m: re.Match) -> str:
         words = unescape(m.group(2)).strip()
-        return m.group(1) + escape(messages[words], quote=False) + m.group(3) if words in messages else m.group(0)
+        if m.group(1) == "<td>":
+            shape = table_cell(words)
+            said = translate_text(" ".join(words.split()), messages) if shape else None
+            if not shape and tight_percent and _SPACED_PERCENT.search(words):
+                said = _SPACED_PERCENT.sub(r"\1%", words)
+        else:
+            said = messages.get(words)
+        return m.group(1) + escape(said, quote=False) + m.group(3) if said else m.group(0)
 
     return _TABLE_HTML.sub(lambda t: _TABLE_TEXT.sub(one, t.group(0)), text)
 
@@ -342,7 +355,7 @@ _OUTPUT_CACHE: dict = {}
 class _OutputTexts(SphinxTransform):
     """In another edition: the words of the code cells' outputs through its outputs catalog. The
     plots' numbered figures (``_ext/book_plots.py``'s PlotFigures, priority 800) get their caption
-    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption and headers, the
+    and alt text translated, the ``rope_edu.table`` tables (raw HTML) their caption, headers and cells, the
     lines a cell prints and the paragraphs it computes their templates' translations
     (``_ext/output_words.py``: the numbers stay this build's)."""
 
@@ -367,7 +380,7 @@ class _OutputTexts(SphinxTransform):
         for raw in list(self.document.findall(nodes.raw)):
             if "html" in raw.get("format", "").split() and 'class="rope-table"' in raw.astext():
                 found = True
-                text = translate_tables(raw.astext(), messages)
+                text = translate_tables(raw.astext(), messages, tight_percent=_edition(self.app) == "zh-CN")
                 raw[:] = [nodes.Text(text)]
                 raw.rawsource = text
         # what cells print (their verdicts: _ext/check_folds.py, through the same catalog) and the

@@ -7,7 +7,10 @@ executed notebooks). Two kinds of them are prose:
   "16,384 tokens read in 2 windows"), besides the checks' verdicts (``checked: ...``, translated by
   ``check_folds.verdict_html`` / :func:`translate_verdict`);
 - **computed paragraphs** (Markdown a cell writes, ``display(Markdown(said))``), one message per
-  sentence.
+  sentence;
+- **table cells** that hold words (``rope_edu.table``'s ``<td>``: "not run (= plain RoPE)",
+  "fails 16,384 again", a model's name), one message each (:func:`table_cell`); numbers alone
+  ("0.25", "1.2e-16") are none.
 
 Their message is a *template*: the text with each number replaced by ``{0}``, ``{1}``, ... in order
 (:func:`template`), so that "At 4,096 tokens, 6 of 6 keys" and "At 12,288 tokens, 0 of 6 keys" share
@@ -41,6 +44,11 @@ _DATA = re.compile(r'^\s*["\'{\[(#_]|^\s*[\w.]+\s*[:=]\s*["\'{\[]|\bdtype=|array
 _SENTENCE_END = re.compile(r"(?<!\bal\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+(?=[A-Z0-9])")
 
 
+#: A table cell that holds words: two Latin letters in a row, a letter, a slash and a letter ("n/a"), or
+#: a Han character (so that a Chinese page's translated cells are the English page's, one for one).
+_CELL_WORDS = re.compile(r"[A-Za-z]/?[A-Za-z]|[\u4e00-\u9fff]")
+
+
 def template(text: str) -> tuple[str, list[str]]:
     """(``text`` with its numbers as ``{0}``, ``{1}``, ..., the numbers in order). Curly apostrophes
     become straight ones: Sphinx's smart quotes may or may not have curled the page's text."""
@@ -70,6 +78,12 @@ def translate_text(text: str, messages: dict[str, str]) -> str | None:
     shape, values = template(text)
     said = messages.get(shape)
     return fill(said, values) if said else None
+
+
+def table_cell(text: str) -> str | None:
+    """The template of a table cell's text when the cell holds words (a message), else None."""
+    text = " ".join(text.split())
+    return template(text)[0] if _CELL_WORDS.search(text) else None
 
 
 def sentences(paragraph: str) -> list[str]:

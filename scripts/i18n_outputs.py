@@ -1,5 +1,5 @@
 """The code cells' outputs of the built English site, as messages of ``outputs.po``: plot captions and
-alt texts, table captions and headers, the checks' claims, what cells print and compute (templates:
+alt texts, table captions, headers and cells, the checks' claims, what cells print and compute (templates:
 ``_ext/output_words.py``); ``update_outputs`` merges them into the catalog."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from i18n_common import LANG, LOCALES, OUTPUTS, ROOT
 
 
-# --- the code cells' outputs: plot captions and alt texts, table captions and headers ------------
+# --- the code cells' outputs: plot captions and alt texts, table captions, headers and cells -------
 #
 # A chapter's outputs come from the English build's executed notebooks (the Chinese build reuses
 # them): their words are not in the pages' catalogs. ``update`` gathers them from the built English
@@ -25,10 +25,12 @@ _TABLE = re.compile(r'<div class="rope-table"[^>]*>(.*?)</table>', re.S)
 
 def output_messages(page: str) -> list[tuple[str, str]]:
     """(kind, English text) of each plot caption and alt text (``_ext/book_plots.py``'s figures)
-    and each table caption and column header (``rope_edu.table``) of a built page's HTML, in
-    page order; a figure's caption is its alt text where the plot has none."""
+    and each table caption, column header and cell that holds words (``rope_edu.table``; a cell as
+    a template, its numbers ``{0}``, ``{1}``, ...) of a built page's HTML, in page order; a
+    figure's caption is its alt text where the plot has none."""
     import html
 
+    cell = _ext_module("output_words").table_cell
     found = []
     for m in sorted([*_PLOT.finditer(page), *_TABLE.finditer(page)], key=lambda m: m.start()):
         part = m.group(1)
@@ -40,7 +42,10 @@ def output_messages(page: str) -> list[tuple[str, str]]:
             caption = re.search(r"<caption>(.*?)</caption>", part, re.S)
             found.append(("table caption", caption and caption.group(1)))
             found += [("table header", h) for h in re.findall(r"<th\b[^>]*>(.*?)</th>", part, re.S)]
-    return [(kind, html.unescape(text).strip()) for kind, text in found if text and text.strip()]
+            # a cell that holds words, as a template (its numbers {0}, {1}, ...: _ext/output_words.py)
+            found += [("table cell", cell(html.unescape(c))) for c in re.findall(r"<td>(.*?)</td>", part, re.S)]
+    return [(kind, text if kind == "table cell" else html.unescape(text).strip())
+            for kind, text in found if text and text.strip()]
 
 
 _FOLDED_VERDICT = re.compile(r'<span class="rope-verdict">(.*?)</span>', re.S)
@@ -141,5 +146,5 @@ def update_outputs(root: Path) -> int:
 
     path = root / LOCALES / LANG / "LC_MESSAGES" / f"{OUTPUTS}.po"
     polib.pofile(str(path), wrapwidth=0).save()   # one line a message, as the pages' catalogs
-    print(f"{OUTPUTS}.po: {len(pot)} texts of the chapters' outputs (plot captions and alt texts, table captions and headers)")
+    print(f"{OUTPUTS}.po: {len(pot)} texts of the chapters' outputs (plot captions and alt texts, table captions, headers and cells, claims, printed lines, computed sentences)")
     return len(pot)

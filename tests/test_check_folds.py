@@ -156,7 +156,7 @@ def test_the_fold_line_speaks_the_editions_language():
     assert check_folds.group_label(1, 2, 2) == "1 check and the code of 2 figures in this section"
     assert check_folds.group_label(0, 1, 0) == "The code of 1 output in this section"
     assert check_folds.group_label(6, 0, 0, "zh_CN") == "本节：6 项检查"
-    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节：3 项检查和生成 2 项输出的代码"
+    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节：3 项检查和 2 项输出的代码"
     assert check_folds.group_label(0, 2, 2, "zh_CN") == "本节：2 张图的代码"
 
 
@@ -225,3 +225,11 @@ def test_a_chinese_verdict_wraps_at_the_english_verdicts_width():
     for number in ("10,000", "1.15e-4", "0.8660", "57.3"):
         assert any(number in line for line in lines), number
     assert wrap_zh("已检查：短") == "已检查：短"
+    # no line starts with closing punctuation: the character before it goes down with it
+    text = "已检查：" + "区" * 33 + "，少于 1 圈时为 0"   # the first line is full before the comma
+    lines = wrap_zh(text).split("\n")
+    assert all(_width(line) <= WIDTH for line in lines) and lines[1] == "    区，少于 1 圈时为 0"
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+    # two in a row (）；) go down together, with the number before them
+    lines = wrap_zh("已检查：" + "区" * 29 + "（RoPE：1,707）；p = 0.5 从不失效").split("\n")
+    assert lines[1] == "    1,707）；p = 0.5 从不失效" and all(_width(line) <= WIDTH for line in lines)

@@ -379,17 +379,28 @@ def test_every_chinese_chapter_page_is_at_least_95_percent_chinese(built_book):
 _HAN = re.compile(f"[{HAN_RANGE}]")
 
 
+def _numbers_as_holes(text: str) -> str:
+    """``text`` with each template hole ({0}) and each number as #: a cell's template on the page
+    (holes in page order) against its translation (holes in the translation's order)."""
+    if str(ROOT / "_ext") not in sys.path:
+        sys.path.insert(0, str(ROOT / "_ext"))
+    import output_words
+
+    return output_words.NUMBER.sub("#", re.sub(r"\{\d+\}", "#", text))
+
+
 @pytest.mark.book
 def test_chinese_chapters_show_the_outputs_texts_in_chinese(built_book):
-    """The plots' captions and alt texts and the tables' captions and headers of the Chinese chapter
-    pages come from locales/zh_CN/LC_MESSAGES/outputs.po: every plot caption and alt text holds
-    Chinese, and no caption or header is an English text that the catalog translates; the English
-    pages show their English texts."""
+    """The plots' captions and alt texts and the tables' captions, headers and cells of the Chinese
+    chapter pages come from locales/zh_CN/LC_MESSAGES/outputs.po: every plot caption and alt text
+    holds Chinese, and no caption, header or cell is an English text that the catalog translates
+    (a cell through its template, with this build's numbers); the English pages show their English
+    texts."""
     import polib
 
     po = polib.pofile(str(ROOT / i18n.LOCALES / i18n.LANG / "LC_MESSAGES" / f"{i18n.OUTPUTS}.po"))
     translated = {e.msgid: e.msgstr for e in po if not e.obsolete and e.msgstr and e.msgstr != e.msgid}
-    plots = 0
+    plots = cells = 0
     for en in sorted((built_book / "notebooks").glob("*.html")):
         english = i18n.output_messages(en.read_text(encoding="utf-8"))
         chinese = i18n.output_messages((built_book / "zh" / "notebooks" / en.name).read_text(encoding="utf-8"))
@@ -399,9 +410,14 @@ def test_chinese_chapters_show_the_outputs_texts_in_chinese(built_book):
             if kind.startswith("plot"):
                 plots += 1
                 assert _HAN.search(z) and not _HAN.search(e), f"{en.name}: {kind} {z!r}"
+            elif kind == "table cell":
+                cells += 1
+                if e in translated:   # a template: its numbers, in the translation's order, this build's
+                    assert _numbers_as_holes(z) == _numbers_as_holes(translated[e]), \
+                        f"{en.name}: {kind} {z!r}, not {translated[e]!r}"
             elif e in translated:
                 assert z == translated[e], f"{en.name}: {kind} {z!r}, not {translated[e]!r}"
-    assert plots > 50
+    assert plots > 50 and cells > 200
 
 
 def test_the_link_to_the_chinese_edition_is_drawn_with_the_sites_chinese_font(tmp_path):

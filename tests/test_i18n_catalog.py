@@ -360,11 +360,14 @@ def _plot_html(caption: str, alt: str) -> str:
 def test_output_messages_of_a_page():
     from rope_edu import table
 
-    tab = table([[128, 0.5]], ["head_\u200bdim", "base b"], caption="Men et al.'s <criterion>")._repr_html_()
+    tab = table([[128, 0.5], ["not run (= plain RoPE)", "fails 16,384 & more"], ["n/a", "1.2e-16"]],
+                ["head_\u200bdim", "base b"], caption="Men et al.'s <criterion>")._repr_html_()
     page = f"<p>prose</p>{_plot_html('Each row is one code: 1 < 2.', 'Heatmap & more')}<div>{tab}</div>"
+    # a cell that holds words is a template (its numbers {0}, {1}, ...); a cell of numbers is none
     assert tool.output_messages(page) == [
         ("plot caption", "Each row is one code: 1 < 2."), ("plot alt text", "Heatmap & more"),
-        ("table caption", "Men et al.'s <criterion>"), ("table header", "head_\u200bdim"), ("table header", "base b")]
+        ("table caption", "Men et al.'s <criterion>"), ("table header", "head_\u200bdim"), ("table header", "base b"),
+        ("table cell", "not run (= plain RoPE)"), ("table cell", "fails {0} & more"), ("table cell", "n/a")]
     # a table without a caption; a figure that is not a plot is not an output
     assert tool.output_messages(table([[1]], ["x"])._repr_html_() + '<figure class="align-default"><img alt="a"/></figure>') == [
         ("table header", "x")]
@@ -401,16 +404,26 @@ def test_outputs_catalog_is_merged_like_the_pages(tmp_path):
     assert tool.update_outputs(tmp_path / "no site") == -1
 
 
-def test_translate_tables_translates_caption_and_headers_not_cells():
+def test_translate_tables_translates_caption_headers_and_cells():
     import editions
     from rope_edu import table
 
-    tab = table([["base", 0.5]], ["base", "head_\u200bdim"], caption="Men et al.'s criterion")._repr_html_()
-    out = editions.translate_tables(f"<p>base</p>{tab}", {"base": "底数", "Men et al.'s criterion": "Men 等人的判据 <1>"})
-    assert out.startswith("<p>base</p>")                       # only the table's caption and headers
+    tab = table([["base", 0.5], ["fails 16,384 again", "4,096 tokens served"], ["no message", 2]],
+                ["base", "head_\u200bdim"], caption="Men et al.'s criterion")._repr_html_()
+    messages = {"base": "底数", "Men et al.'s criterion": "Men 等人的判据 <1>", "fails {0} again": "在 {0} 处再次失败",
+                "{0} tokens served": "可支撑 {0} 个词元"}
+    out = editions.translate_tables(f"<p>base</p>{tab}", messages)
+    assert out.startswith("<p>base</p>")                       # only the table's words
     assert "<caption>Men 等人的判据 &lt;1&gt;</caption>" in out
-    assert '<th scope="col">底数</th><th scope="col">head_\u200bdim</th>' in out and "<td>base</td><td>0.5</td>" in out
-
+    assert '<th scope="col">底数</th><th scope="col">head_\u200bdim</th>' in out
+    # a cell through its template, with this build's numbers; a number, and a cell no message has, as they are
+    assert "<td>底数</td><td>0.5</td>" in out
+    assert "<td>在 16,384 处再次失败</td><td>可支撑 4,096 个词元</td>" in out
+    assert "<td>no message</td><td>2</td>" in out
+    # the Chinese edition writes 16.7% where a cell of numbers prints 16.7 %
+    tab = table([["16.7 %", "per channel"]], ["key error", "scale"])._repr_html_()
+    assert "<td>16.7 %</td>" in editions.translate_tables(tab, messages)
+    assert "<td>16.7%</td><td>per channel</td>" in editions.translate_tables(tab, messages, tight_percent=True)
 
 
 def test_outputs_catalog_translated():

@@ -83,4 +83,36 @@ def test_the_gate_wants_one_digit_grouping():
 
 def test_the_chinese_fold_line_spaces_its_numbers():
     assert check_folds.group_label(6, 2, 2, "zh_CN") == "本节：6 项检查和 2 张图的代码"
-    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节：3 项检查和生成 2 项输出的代码"
+    assert check_folds.group_label(3, 2, 1, "zh_CN") == "本节：3 项检查和 2 项输出的代码"
+
+
+def test_a_table_cell_is_a_message_when_it_holds_words():
+    assert words.table_cell("not run (= plain RoPE)") == "not run (= plain RoPE)"
+    assert words.table_cell("2/2 · 0/1 · 1/2;  ppl 24") == "{0}/{1} · {2}/{3} · {4}/{5}; ppl {6}"
+    assert words.table_cell("n/a") == "n/a" and words.table_cell("未运行") == "未运行"
+    for numbers in ["0.25", "1.2e-16", "+0.031", "0.123 ± 0.004", "–", "12 / 40"]:
+        assert words.table_cell(numbers) is None, numbers
+
+
+def test_the_gate_wants_chinese_per_cent_without_a_space():
+    assert i18n.markup_problems("41 % above", "高 41%") == []
+    assert i18n.markup_problems("{0} % above", "高 {0} %") and i18n.markup_problems("41% above", "高 41 %")
+    # English kept as it is, and maths, are not the Chinese edition's prose
+    assert i18n.markup_problems("41 % above", "41 % above") == []
+    assert i18n.markup_problems("$50 \\%$ of it", "其中 $50 \\%$") == []
+
+
+def test_each_computed_sentence_in_the_catalog_is_one_sentence():
+    """A computed paragraph is split before a capital or a digit (``output_words.sentences``): a
+    sentence that starts in lower case ("... Position Interpolation. plain RoPE at ...") stays glued to
+    the one before, so the code that writes it starts each sentence with a capital."""
+    import re
+
+    import polib
+
+    po = polib.pofile(str(ROOT / i18n.LOCALES / i18n.LANG / "LC_MESSAGES" / f"{i18n.OUTPUTS}.po"))
+    glued = [e.msgid for e in po if not e.obsolete and "computed sentence" in e.comment
+             and re.search(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\bvs)[.!?] +[a-z]", e.msgid)]
+    assert not glued, glued
+    assert words.sentences("No key by Position Interpolation. Plain RoPE at 12,288 tokens misses.") == [
+        "No key by Position Interpolation.", "Plain RoPE at 12,288 tokens misses."]
