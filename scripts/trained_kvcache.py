@@ -40,7 +40,9 @@ recomputes.
    or one whose tokens overlap another passage's, is refused.
 
     .venv/bin/python scripts/trained_kvcache.py                        # the cached run
-    OMP_NUM_THREADS=1 nice .venv/bin/python scripts/trained_kvcache.py --repeat 2048 4096 --threads 1
+    # the cached repeats: tokens 2,048 to 12,287 in five passages, about 420 CPU-s each on one thread
+    OMP_NUM_THREADS=1 nice .venv/bin/python scripts/trained_kvcache.py --repeat 2048 4096 6144 --threads 1
+    OMP_NUM_THREADS=1 nice .venv/bin/python scripts/trained_kvcache.py --repeat 8192 10240 --threads 1
     .venv/bin/python scripts/trained_kvcache.py --tokens 64 --prefix 32 --continuation 16 --out /tmp/k.json
 """
 

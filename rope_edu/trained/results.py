@@ -31,7 +31,8 @@ def load_results(name: str) -> dict[str, Any]:
         ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``;
         ``"context_controls"`` is ``trained_context_controls.py`` (YaRN's attention factor and Position
         Interpolation's fast pairs switched off one at a time, inside the trained length); ``"kvcache"`` is
-        ``trained_kvcache.py`` (keys in llama.cpp's and vLLM's quantised caches, and a shifted YaRN cache).
+        ``trained_kvcache.py`` (keys in llama.cpp's and vLLM's quantised caches on several passages of
+        *Hamlet*, :func:`kvcache_passages`, and a shifted YaRN cache).
     """
     import json
     from importlib import resources
