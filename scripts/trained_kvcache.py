@@ -31,7 +31,18 @@ Writes ``rope_edu/data/trained_kvcache.json`` with the CPU time of each part, an
 a slice (the first ``--slice`` tokens, ``q4_0`` after RoPE) that ``tests/test_trained_kvcache.py``
 recomputes.
 
+3. **Repeats of part 1 on other passages** (``--repeat START ...``). Part 1 again, every row, on the
+   ``--tokens`` tokens of *Hamlet* from token ``START`` on (token ids ``START`` to ``START + tokens - 1``
+   of the play as SmolLM2's tokenizer cuts the whole text, run at positions 0 to ``tokens - 1``). The
+   file's earlier results are kept as they are: each passage is added under ``"repeats"`` with its own
+   record (command, CPU time, threads) and a slice (its first ``--slice`` tokens, ``q4_0`` *before*
+   RoPE) that the test recomputes, and the file is written after each passage. A start already there,
+   or one whose tokens overlap another passage's, is refused.
+
     .venv/bin/python scripts/trained_kvcache.py                        # the cached run
+    # the cached repeats: tokens 2,048 to 12,287 in five passages, about 420 CPU-s each on one thread
+    OMP_NUM_THREADS=1 nice .venv/bin/python scripts/trained_kvcache.py --repeat 2048 4096 6144 --threads 1
+    OMP_NUM_THREADS=1 nice .venv/bin/python scripts/trained_kvcache.py --repeat 8192 10240 --threads 1
     .venv/bin/python scripts/trained_kvcache.py --tokens 64 --prefix 32 --continuation 16 --out /tmp/k.json
 """
 
@@ -208,14 +219,70 @@ def shifted_cache(model, ids, prefix: int, continuation: int, delta: int, factor
             "steps": steps, "cpu_seconds": _cpu() - c}
 
 
-def slice_numbers(model, ids) -> dict:
-    """The log-likelihoods the test recomputes: ``q4_0`` after RoPE on the first tokens."""
+def slice_numbers(model, ids, where: str = "post_rope") -> dict:
+    """The log-likelihoods the test recomputes: ``q4_0`` after RoPE (or before it, ``where="pre_rope"``)
+    on the first tokens."""
     from rope_edu.kvquant import ggml_quantize
     from rope_edu.llama import token_log_likelihoods
 
-    logits = forward_quantised(model, ids, lambda k: ggml_quantize(k, "q4_0"), "post_rope")
-    return {"n_tokens": int(ids.size), "cache": "q4_0", "order": "post_rope",
+    logits = forward_quantised(model, ids, lambda k: ggml_quantize(k, "q4_0"), where)
+    return {"n_tokens": int(ids.size), "cache": "q4_0", "order": where,
             "log_likelihoods": token_log_likelihoods(logits[0], ids).tolist()}
+
+
+#: The play every passage is read from.
+PLAY = "hamlet"
+
+
+def passages(result: dict) -> list[dict]:
+    """Every passage part 1 was run on, first the cached run's (the play's first tokens), then the
+    repeats: ``{"first_token", "n_tokens", "token_ids", "quantised"}`` each, ``quantised`` as
+    :func:`quantised_caches` returns it."""
+    first = result["quantised"]
+    out = [{"first_token": 0, "n_tokens": first["n_tokens"],
+            "token_ids": result["text"]["token_ids"][: first["n_tokens"]], "quantised": first}]
+    for r in result.get("repeats", []):
+        out.append({"first_token": r["text"]["first_token"], "n_tokens": r["quantised"]["n_tokens"],
+                    "token_ids": r["text"]["token_ids"], "quantised": r["quantised"]})
+    return out
+
+
+def check_new_passage(result: dict, start: int, tokens: int) -> None:
+    """``ValueError`` unless the ``tokens`` tokens from ``start`` overlap no passage already in ``result``."""
+    if start < 0:
+        raise ValueError(f"--repeat starts must be 0 or more, got {start}")
+    for p in passages(result):
+        if start < p["first_token"] + p["n_tokens"] and p["first_token"] < start + tokens:
+            raise ValueError(f"--repeat {start}: tokens {start} to {start + tokens - 1} overlap the passage "
+                             f"of tokens {p['first_token']} to {p['first_token'] + p['n_tokens'] - 1}")
+
+
+def repeat_passages(args, argv) -> dict:
+    """Part 1 on each passage of ``args.repeat`` not yet in ``args.out``, added to it (see the module's
+    docstring); returns the whole result."""
+    import json
+
+    from rope_edu import trained
+
+    result = json.loads(args.out.read_text(encoding="utf-8"))
+    n = result["quantised"]["n_tokens"] if args.tokens is None else args.tokens
+    config, tensors = trained.read_gguf()
+    model = trained.llama_from_gguf(config, tensors, rows="gguf")
+    for start in args.repeat:
+        check_new_passage(result, start, n)
+        clock = Clock()
+        ids = play_tokens([PLAY], start + n)[start:]
+        print(f"{PLAY} tokens {start} to {start + n - 1}", flush=True)
+        text = {"play": PLAY, "first_token": start, "token_ids": ids.tolist()}
+        part = {"slice": slice_numbers(model, ids[: args.slice], "pre_rope"), "quantised": quantised_caches(model, ids)}
+        threads = args.threads if args.threads is not None else os.environ.get("OMP_NUM_THREADS")
+        entry = {**record("trained_kvcache.py", argv, clock, "numpy", "gguf", "transformers", threads=threads),
+                 "text": text, **part}
+        result.setdefault("repeats", []).append(entry)
+        write_json(args.out, result)
+        print(f"wrote {args.out} ({entry['cpu_seconds_total']:.0f} CPU-s, {entry['seconds_total']:.0f} s)",
+              flush=True)
+    return result
 
 
 def yarn_model(config, tensors, factor: float):
@@ -232,23 +299,37 @@ def main(argv: list[str] | None = None) -> dict:
     from rope_edu import trained
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tokens", type=int, default=2048, help="tokens scored with each quantised cache")
+    parser.add_argument("--tokens", type=int, default=None,
+                        help="tokens scored with each quantised cache (default 2048; with --repeat, the "
+                             "cached run's)")
     parser.add_argument("--prefix", type=int, default=512, help="tokens in the shifted cache")
     parser.add_argument("--continuation", type=int, default=256, help="tokens read after the shifted cache")
     parser.add_argument("--delta", type=int, default=256, help="positions each shift moves the cache back")
     parser.add_argument("--factor", type=float, default=2.0, help="YaRN's scale factor in the shift runs")
     parser.add_argument("--slice", type=int, default=32, help="tokens of the slice the test recomputes")
     parser.add_argument("--out", type=Path, default=ROOT / "rope_edu" / "data" / "trained_kvcache.json")
+    parser.add_argument("--repeat", type=int, nargs="+", metavar="START",
+                        help="keep --out as it is and add part 1 on the passages of Hamlet from these tokens")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="BLAS threads (set before numpy is imported; recorded with each repeat)")
     args = parser.parse_args(argv)
+    if args.threads is not None:
+        if args.threads < 1:
+            parser.error(f"--threads must be 1 or more, got {args.threads}")
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)  # read when numpy's BLAS starts, if it has not yet
+    if args.repeat:
+        return repeat_passages(args, argv)
+    args.tokens = 2048 if args.tokens is None else args.tokens
 
     clock = Clock()
     config, tensors = trained.read_gguf()
     model = trained.llama_from_gguf(config, tensors, rows="gguf")
-    ids = play_tokens(["hamlet"], max(args.tokens, args.prefix + args.continuation))
+    ids = play_tokens([PLAY], max(args.tokens, args.prefix + args.continuation))
     result: dict[str, Any] = {
         "model": {"file": trained.SMOLLM2_FILE, "dtype": "float32", "rows": "gguf", "layout": "interleaved",
                   "context_length": config.context_length, "head_dim": config.head_dim},
-        "text": {"play": "hamlet", "token_ids": ids.tolist()},
+        "text": {"play": PLAY, "token_ids": ids.tolist()},
         "slice": slice_numbers(model, ids[: args.slice]),
         "quantised": quantised_caches(model, ids[: args.tokens]),
     }

@@ -26,7 +26,7 @@ Measured with it (scripts under ``scripts/``, results cached as package data und
 ``rope_edu/data/``): ``trained_layout.py`` (the layout bug), ``trained_cache.py`` (KV cache,
 context shift, bfloat16 positions), ``trained_context.py`` (scaled RoPE by position), ``trained_probe.py`` (what the heads do
 with their pairs: :func:`attention_probe` and the functions after it), ``trained_kvcache.py`` (quantised key
-caches and a shifted YaRN cache), ``trained_interventions.py`` (the same
+caches, passage by passage: :func:`kvcache_passages`, and a shifted YaRN cache), ``trained_interventions.py`` (the same
 measurements with one cause switched off: :func:`head_scores`, :func:`previous_token_use`,
 :func:`uniform_attention`, :func:`shifted_frequencies`) and ``trained_retrieval.py`` (passkey retrieval by
 method and length: :func:`retrieval_summary`).
@@ -45,7 +45,9 @@ from .probes import (
     attention_by_distance, attention_probe, head_positional_stats, head_scores, pair_margins, pair_norms, perplexity,
     previous_token_use, probe_statistics, shifted_frequencies, stopped_frequencies, uniform_attention,
 )
-from .results import CONTEXT_CACHES, RESULTS, context_results, load_results, retrieval_summary, window_perplexity
+from .results import (
+    CONTEXT_CACHES, RESULTS, context_results, kvcache_passages, load_results, retrieval_summary, window_perplexity,
+)
 from .text import TEXT_DISTRIBUTION, play_text
 
 __all__ = [
@@ -78,5 +80,6 @@ __all__ = [
     "context_results",
     "RESULTS",
     "retrieval_summary",
+    "kvcache_passages",
     "CONTEXT_CACHES",
 ]

@@ -9,7 +9,8 @@ import numpy as np
 
 from .._checks import check_choice, check_int
 
-__all__ = ["RESULTS", "load_results", "CONTEXT_CACHES", "context_results", "window_perplexity", "retrieval_summary"]
+__all__ = ["RESULTS", "load_results", "CONTEXT_CACHES", "context_results", "window_perplexity", "retrieval_summary",
+           "kvcache_passages"]
 
 
 #: The cached measurements :func:`load_results` reads, ``rope_edu/data/trained_{name}.json``.
@@ -30,7 +31,8 @@ def load_results(name: str) -> dict[str, Any]:
         ``"interventions"`` and ``"retrieval"`` are ``trained_interventions.py`` and ``trained_retrieval.py``;
         ``"context_controls"`` is ``trained_context_controls.py`` (YaRN's attention factor and Position
         Interpolation's fast pairs switched off one at a time, inside the trained length); ``"kvcache"`` is
-        ``trained_kvcache.py`` (keys in llama.cpp's and vLLM's quantised caches, and a shifted YaRN cache).
+        ``trained_kvcache.py`` (keys in llama.cpp's and vLLM's quantised caches on several passages of
+        *Hamlet*, :func:`kvcache_passages`, and a shifted YaRN cache).
     """
     import json
     from importlib import resources
@@ -130,3 +132,63 @@ def retrieval_summary(result: dict[str, Any] | None = None, *, depth: float | No
             }
     keys = sorted({t["key"] for t in result["trials"] if t["depth"] in depths})
     return {"methods": methods, "lengths": lengths, "cells": cells, "keys": len(keys), "depths": depths}
+
+
+# --- quantised key caches on several passages (chapters 12 and 14, scripts/trained_kvcache.py) ----
+
+
+def kvcache_passages(result: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Perplexity with each quantised key cache, passage by passage, from a cached run of
+    ``scripts/trained_kvcache.py`` (default: ``load_results("kvcache")``).
+
+    The first passage is the run's own (the play's first tokens, ``result["quantised"]``); the others
+    are its repeats (``result["repeats"]``, added by ``--repeat``), in the order they were run.
+
+    Parameters
+    ----------
+    result : dict, optional
+        The script's JSON.
+
+    Returns
+    -------
+    dict
+        ``"passages"``: one ``{"play", "first_token", "n_tokens", "predicted"}`` per passage (the
+        tokens read are ``first_token`` to ``first_token + n_tokens - 1`` of the play);
+        ``"perplexity"``: a dict keyed by ``(cache, order)`` as the runs name them (``("none", None)``
+        for float32 keys) of arrays with one value per passage; ``"cost"``: the same keys but
+        ``("none", None)``, each perplexity minus the float32 one of its passage; ``"removed"``: for
+        each cache run in both orders, the share of its cost after RoPE that quantising before RoPE
+        removes, ``1 - cost_before / cost_after``, per passage.
+
+    Raises
+    ------
+    TypeError
+        ``result`` is not the script's JSON.
+    ValueError
+        The passages do not hold the same runs, or two passages overlap.
+    """
+    result = load_results("kvcache") if result is None else result
+    if not isinstance(result, dict) or "quantised" not in result or "text" not in result:
+        raise TypeError("result must be the JSON dict scripts/trained_kvcache.py writes (with 'quantised')")
+    parts = [(result["text"]["play"], 0, result["quantised"])]
+    parts += [(r["text"]["play"], int(r["text"]["first_token"]), r["quantised"]) for r in result.get("repeats", [])]
+    passages, table = [], []
+    for play, first, q in parts:
+        passages.append({"play": play, "first_token": first, "n_tokens": int(q["n_tokens"]),
+                         "predicted": int(q["predicted"])})
+        table.append({(r["cache"], r["order"]): float(r["perplexity"]) for r in q["runs"]})
+    keys = list(table[0])
+    for p, t in zip(passages, table):
+        if set(t) != set(keys) or len(t) != len(keys):
+            raise ValueError(f"the passage from token {p['first_token']} holds the runs {sorted(map(str, t))}, "
+                             f"the first {sorted(map(str, keys))}")
+    spans = sorted((p["play"], p["first_token"], p["first_token"] + p["n_tokens"]) for p in passages)
+    for a, b in zip(spans, spans[1:]):
+        if a[0] == b[0] and b[1] < a[2]:
+            raise ValueError(f"the passages from tokens {a[1]} and {b[1]} of {a[0]} overlap")
+    ppl = {k: np.array([t[k] for t in table]) for k in keys}
+    base = ppl[("none", None)]
+    cost = {k: v - base for k, v in ppl.items() if k != ("none", None)}
+    removed = {c: 1 - cost[(c, "pre_rope")] / cost[(c, "post_rope")]
+               for c, order in cost if order == "pre_rope" and (c, "post_rope") in cost}
+    return {"passages": passages, "perplexity": ppl, "cost": cost, "removed": removed}
