@@ -360,10 +360,11 @@ ENLARGE_PAGE = "notebooks/05_frequencies_2_decay.html"
 
 #: Opens every fold of a page (proofs, remarks, solutions, folded code and checks), then lets the
 #: page lay itself out again.
+# Opens every fold as a reader's click does, with no resize of the window: book.js must choose each
+# equation's rendering again when its box changes width (a closed fold lays it out at another width).
 _OPEN_FOLDS_JS = """() => {
   for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
   for (const d of document.querySelectorAll('article details')) d.open = true;
-  window.dispatchEvent(new Event('resize'));
 }"""
 
 
@@ -476,7 +477,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["enlarge"] = _enlarge(page)
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
             page.evaluate(_OPEN_FOLDS_JS)
-            page.wait_for_timeout(400)  # book.js chooses each equation's rendering again on resize
+            page.wait_for_timeout(400)  # book.js chooses each equation's rendering again as its box widens
             opened = page.evaluate(_MEASURE_JS, "math")
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
         laptop["foreign"] = list(foreign)

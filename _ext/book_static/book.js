@@ -96,20 +96,44 @@ function openPlot(img, link, width) {
 
 // A display equation with two renderings (div.math.rope-2way, _ext/book_math.py: the formula on
 // one line, then broken at its relations) shows the one line where it fits beside its number, and
-// the broken one only where it does not; again whenever the column changes width.
+// the broken one only where it does not; again whenever the column changes width, and whenever
+// the equation's own box does: a fold (a proof, a solution) lays its formulas out at another width
+// while it is closed than once it is opened, with no resize of the window.
+function chooseEquation(box) {
+  const [wide, narrow] = box.querySelectorAll(":scope > mjx-container");
+  if (!wide || !narrow) return;
+  if (!box.classList.contains("rope-narrow")) {
+    const math = wide.querySelector("mjx-math");
+    if (math) box.dataset.wide = String(math.getBoundingClientRect().width);
+  }
+  const eqno = box.querySelector(":scope > .eqno");
+  const room = box.clientWidth - (eqno ? eqno.getBoundingClientRect().width + 8 : 0);
+  const need = Number(box.dataset.wide || 0);
+  box.classList.toggle("rope-narrow", need > room + 1);
+}
+
+const equationWidths = new WeakMap();
+let equationBoxes = null;
+
 function chooseEquations() {
   for (const box of document.querySelectorAll("div.math.rope-2way")) {
-    const [wide, narrow] = box.querySelectorAll(":scope > mjx-container");
-    if (!wide || !narrow) continue;
-    if (!box.classList.contains("rope-narrow")) {
-      const math = wide.querySelector("mjx-math");
-      if (math) box.dataset.wide = String(math.getBoundingClientRect().width);
-    }
-    const eqno = box.querySelector(":scope > .eqno");
-    const room = box.clientWidth - (eqno ? eqno.getBoundingClientRect().width + 8 : 0);
-    const need = Number(box.dataset.wide || 0);
-    box.classList.toggle("rope-narrow", need > room + 1);
+    chooseEquation(box);
+    equationWidths.set(box, box.clientWidth);
   }
+  if (equationBoxes || typeof ResizeObserver === "undefined") return;
+  // only a change of width counts (choosing a rendering changes the box's height), and the choice
+  // waits for the next frame, so that it never changes the layout inside the observer's callback
+  equationBoxes = new ResizeObserver((entries) => {
+    const changed = entries.map((e) => e.target).filter((box) => equationWidths.get(box) !== box.clientWidth);
+    if (!changed.length) return;
+    requestAnimationFrame(() => {
+      for (const box of changed) {
+        equationWidths.set(box, box.clientWidth);
+        chooseEquation(box);
+      }
+    });
+  });
+  for (const box of document.querySelectorAll("div.math.rope-2way")) equationBoxes.observe(box);
 }
 
 function whenTypeset(f) {
