@@ -96,44 +96,20 @@ function openPlot(img, link, width) {
 
 // A display equation with two renderings (div.math.rope-2way, _ext/book_math.py: the formula on
 // one line, then broken at its relations) shows the one line where it fits beside its number, and
-// the broken one only where it does not; again whenever the column changes width, and whenever
-// the equation's own box does: a fold (a proof, a solution) lays its formulas out at another width
-// while it is closed than once it is opened, with no resize of the window.
-function chooseEquation(box) {
-  const [wide, narrow] = box.querySelectorAll(":scope > mjx-container");
-  if (!wide || !narrow) return;
-  if (!box.classList.contains("rope-narrow")) {
-    const math = wide.querySelector("mjx-math");
-    if (math) box.dataset.wide = String(math.getBoundingClientRect().width);
-  }
-  const eqno = box.querySelector(":scope > .eqno");
-  const room = box.clientWidth - (eqno ? eqno.getBoundingClientRect().width + 8 : 0);
-  const need = Number(box.dataset.wide || 0);
-  box.classList.toggle("rope-narrow", need > room + 1);
-}
-
-const equationWidths = new WeakMap();
-let equationBoxes = null;
-
+// the broken one only where it does not; again whenever the page is fitted again (below).
 function chooseEquations() {
   for (const box of document.querySelectorAll("div.math.rope-2way")) {
-    chooseEquation(box);
-    equationWidths.set(box, box.clientWidth);
+    const [wide, narrow] = box.querySelectorAll(":scope > mjx-container");
+    if (!wide || !narrow) continue;
+    if (!box.classList.contains("rope-narrow")) {
+      const math = wide.querySelector("mjx-math");
+      if (math) box.dataset.wide = String(math.getBoundingClientRect().width);
+    }
+    const eqno = box.querySelector(":scope > .eqno");
+    const room = box.clientWidth - (eqno ? eqno.getBoundingClientRect().width + 8 : 0);
+    const need = Number(box.dataset.wide || 0);
+    box.classList.toggle("rope-narrow", need > room + 1);
   }
-  if (equationBoxes || typeof ResizeObserver === "undefined") return;
-  // only a change of width counts (choosing a rendering changes the box's height), and the choice
-  // waits for the next frame, so that it never changes the layout inside the observer's callback
-  equationBoxes = new ResizeObserver((entries) => {
-    const changed = entries.map((e) => e.target).filter((box) => equationWidths.get(box) !== box.clientWidth);
-    if (!changed.length) return;
-    requestAnimationFrame(() => {
-      for (const box of changed) {
-        equationWidths.set(box, box.clientWidth);
-        chooseEquation(box);
-      }
-    });
-  });
-  for (const box of document.querySelectorAll("div.math.rope-2way")) equationBoxes.observe(box);
 }
 
 function whenTypeset(f) {
@@ -156,6 +132,17 @@ window.addEventListener("load", () => {
     clearTimeout(pending);
     pending = setTimeout(fitPage, 200);
   });
+  // A fold opened or closed (a proof, a solution, a section's checks) lays out what it holds at
+  // another width than before, with no resize of the window: an equation chosen, or an inline
+  // formula judged, while its fold was closed was judged at the wrong width. The page is fitted
+  // again whenever the article changes size, in the next frame (never inside the observer).
+  const article = document.querySelector("article");
+  if (article && typeof ResizeObserver !== "undefined") {
+    let frame = 0;
+    new ResizeObserver(() => {
+      if (!frame) frame = requestAnimationFrame(() => { frame = 0; whenTypeset(fitPage); });
+    }).observe(article);
+  }
 });
 
 // Navigation drawers (issue 34). The page fixes of _ext/book_pages.py let the themes bind the ☰
