@@ -126,7 +126,8 @@ class _MathML:
 # new, indented line. The page carries both; book.js shows the one line when it fits the room
 # beside the equation's number and the broken one only when it does not (a phone), and again
 # whenever the column changes width. Without JavaScript the one line shows (and scrolls in its
-# box). An equation the source already breaks (\\ or & at its top level) is left as written.
+# box). A derivation the source writes in rows (an aligned block) keeps its rows where they fit;
+# its narrow rendering breaks each row the same way (reflow_rows, below).
 
 _RELATIONS = ("=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\ne", r"\neq", r"\approx",
               r"\equiv", r"\sim", r"\simeq", r"\propto", r"\mapsto", r"\iff", r"\Rightarrow",
@@ -152,21 +153,27 @@ def _weight(tokens: list[str]) -> int:
 def _break_long(piece: str) -> list[str]:
     """``piece`` cut before its top-level binary + and − so that each part holds at most
     ``_LONG_PIECE`` glyph-like tokens where a cut allows (the parts after the first start with
-    their sign); ``[piece]`` when it is short or has no such place."""
+    their sign); where it has no such place, before the + and − directly inside its round or
+    square brackets (``\\big(`` too, never ``\\left(`` or braces, which cannot span two lines);
+    ``[piece]`` when it is short or has neither."""
     tokens = _TOKEN.findall(piece)
     if _weight(tokens) <= _LONG_PIECE:
         return [piece]
-    cuts, depth, previous = [], 0, None
+    top, inner, stack, previous = [], [], [], None
     for i, tok in enumerate(tokens):
         if tok in _CLOSE:
-            depth = max(0, depth - 1)
-        elif depth == 0 and tok in ("+", "-") and previous is not None and previous not in _RELATIONS + (
-                "+", "-", "(", ",", r"\quad", r"\qquad"):
-            cuts.append(i)
+            stack = stack[:-1]
+        elif tok in ("+", "-") and previous is not None and previous not in _RELATIONS + (
+                "+", "-", "(", "[", ",", r"\quad", r"\qquad"):
+            if not stack:
+                top.append(i)
+            elif stack in (["("], ["["]):
+                inner.append(i)
         if tok in _OPEN:
-            depth += 1
+            stack.append(tok)
         if not tok.isspace():
             previous = tok
+    cuts = top or inner
     parts, start, last = [], 0, 0
     for cut in cuts:  # greedy: cut at the last place that keeps the part short enough
         if _weight(tokens[start:cut]) > _LONG_PIECE and last > start:
@@ -180,15 +187,10 @@ def _break_long(piece: str) -> list[str]:
     return ["".join(p).strip() for p in parts]
 
 
-def break_at_relations(tex: str) -> str | None:
-    """``tex`` broken before each relation and each ``\\quad`` at its top level, as an
-    ``aligned`` block (first piece, then each break on its own line, indented), a piece still
-    long also before its top-level + and − (indented further); ``None`` when there is nowhere to
-    break, or the formula is broken in its source already.
-
-    >>> break_at_relations(r"a + b = c \\le d")
-    '\\begin{aligned}&a + b\\\\&\\quad = c\\\\&\\quad \\le d\\end{aligned}'
-    """
+def _pieces(tex: str) -> list[str] | None:
+    """``tex`` cut before each relation and each ``\\quad`` at its top level (a cut needs something
+    on each side, and two relations in a row stay together); ``None`` when ``tex`` is broken by
+    hand (``\\\\`` or ``&`` at its top level)."""
     tokens = _TOKEN.findall(tex)
     depth, pieces, current = 0, [], []
     for i, tok in enumerate(tokens):
@@ -199,7 +201,6 @@ def break_at_relations(tex: str) -> str | None:
         elif depth == 0 and tok in _RELATIONS + _SPACES:
             before = "".join(current).strip()
             after = "".join(tokens[i + 1:]).strip()
-            # a break needs something on each side, and two relations in a row stay together
             if before and after and not before.endswith(("=", r"\le", r"\ge", "<", ">")):
                 pieces.append(before)
                 current = []
@@ -207,6 +208,13 @@ def break_at_relations(tex: str) -> str | None:
             depth += 1
         current.append(tok)
     pieces.append("".join(current).strip())
+    return pieces
+
+
+def _lines(pieces: list[str], indented: bool = False) -> list[str]:
+    """The lines of one statement cut into ``pieces``: the first as it is (indented when the
+    statement continues a line above), each further piece on its own indented line, a long piece
+    cut again before its top-level + and − (indented further)."""
     lines = []
     for n, piece in enumerate(pieces):
         if n:
@@ -215,11 +223,107 @@ def break_at_relations(tex: str) -> str | None:
                     piece = piece[len(space):].strip()
                     break
         first, *rest = _break_long(piece)
-        lines.append((r"\quad " if n else "") + first)
-        lines += [(r"\qquad " if n else r"\quad ") + part for part in rest]
-    if len(lines) < 2:
-        return None
+        inner = bool(n) or indented
+        lines.append((r"\quad " if inner else "") + first)
+        lines += [(r"\qquad " if inner else r"\quad ") + part for part in rest]
+    return lines
+
+
+def _aligned(lines: list[str]) -> str:
     return r"\begin{aligned}" + r"\\".join("&" + line for line in lines) + r"\end{aligned}"
+
+
+def break_at_relations(tex: str) -> str | None:
+    """``tex`` broken before each relation and each ``\\quad`` at its top level, as an
+    ``aligned`` block (first piece, then each break on its own line, indented), a piece still
+    long also before its top-level + and − (indented further); ``None`` when there is nowhere to
+    break, or the formula is broken in its source already.
+
+    >>> break_at_relations(r"a + b = c \\le d")
+    '\\begin{aligned}&a + b\\\\&\\quad = c\\\\&\\quad \\le d\\end{aligned}'
+    """
+    pieces = _pieces(tex)
+    if pieces is None:
+        return None
+    lines = _lines(pieces)
+    return _aligned(lines) if len(lines) >= 2 else None
+
+
+# A derivation written on several lines (an ``aligned`` block: ``lhs &= a \\ &= b``) keeps its rows
+# where they fit. Its narrow rendering puts each row's left-hand side on a line of its own and each
+# relation at the start of a new, indented line (a row that starts with its relation continues the
+# one above), so that a phone's column holds it: the same mechanism as a one-line equation's.
+
+_LEADING_SPACE = re.compile(r"^(?:\\[,;:!]|\\q?quad(?![a-zA-Z])|\s)+")
+
+
+def _split_rows(tex: str) -> tuple[list[str], bool]:
+    """``tex`` cut at its top-level ``\\\\``, each row without its top-level ``&``; and whether it
+    had any ``&`` there."""
+    rows, current, depth, amp = [], [], 0, False
+    for tok in _TOKEN.findall(tex):
+        if tok in _CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0 and tok == r"\\":
+            rows.append("".join(current))
+            current = []
+            continue
+        elif depth == 0 and tok == "&":
+            amp = True
+            current.append(" ")
+            continue
+        if tok in _OPEN:
+            depth += 1
+        current.append(tok)
+    rows.append("".join(current))
+    return [r.strip() for r in rows if r.strip()], amp
+
+
+def reflow_rows(tex: str) -> str | None:
+    """A formula broken by hand into rows (``\\begin{aligned} ... \\end{aligned}`` alone, a full
+    stop or comma after it kept, or rows with ``&`` and ``\\\\`` at its top level), broken again
+    for a narrow column: each row as :func:`break_at_relations` breaks a line, a row that starts
+    with its relation indented under the one before. ``None`` when it has no rows, or no row
+    breaks further.
+
+    >>> reflow_rows(r"\\begin{aligned}f(x) &= a + b = c\\\\ &= d\\end{aligned}.")
+    '\\begin{aligned}&f(x)\\\\&\\quad = a + b\\\\&\\quad = c\\\\&\\quad = d.\\end{aligned}'
+    """
+    body, tail = tex.strip(), ""
+    m = re.fullmatch(r"\\begin\{aligned\}(.*)\\end\{aligned\}\s*([.,;:]?)", body, re.S)
+    if m:
+        body, tail = m.group(1), m.group(2)
+        # the first \begin{aligned} must close at the end: no text between two blocks
+        depth = 0
+        for env in re.findall(r"\\(begin|end)\{aligned\}", body):
+            depth += 1 if env == "begin" else -1
+            if depth < 0:
+                return None
+    rows, amp = _split_rows(body)
+    if len(rows) < 2 and not amp:
+        return None
+    if tail:
+        rows[-1] += tail
+    lines = []
+    for row in rows:
+        row = _LEADING_SPACE.sub("", row)
+        pieces = _pieces(row)
+        if pieces is None:
+            return None
+        starts_with_relation = (_TOKEN.findall(row) or [""])[0] in _RELATIONS
+        lines += _lines(pieces, indented=starts_with_relation and bool(lines))
+    return _aligned(lines) if len(lines) > len(rows) else None
+
+
+def narrow_rendering(tex: str) -> str | None:
+    """The rendering of a display formula for a column narrower than its line: broken at its
+    relations (:func:`break_at_relations`), or, written in rows, its rows broken
+    (:func:`reflow_rows`); ``None`` when it has none. Sphinx puts a formula that holds a
+    ``\\\\`` anywhere (in a matrix too) into ``\\begin{split}``: that wrapper is looked through."""
+    t = tex.strip()
+    if t.startswith(r"\begin{split}") and t.endswith(r"\end{split}") and t.count(r"\begin{split}") == 1:
+        t = t[len(r"\begin{split}"):-len(r"\end{split}")]
+    return break_at_relations(t) or reflow_rows(t)
 
 
 _MATH_BOX = re.compile(r'^(\s*<(span|div)[^>]*>)(.*?)(</\2>\s*)$', re.S)
@@ -240,7 +344,7 @@ def _with_mathml(markup: str, display: bool, node) -> str:
             tex = tex[2:-2]
     try:
         mml = _MathML.convert(tex, display)
-        narrow = break_at_relations(tex) if display else None
+        narrow = narrow_rendering(tex) if display else None
         if narrow is not None:  # the same formula broken at its relations, for a narrow column
             mml += _MathML.convert(narrow, display)
     except Exception as exc:  # reported as a build warning (an error under -W)

@@ -135,6 +135,43 @@ def test_a_long_piece_breaks_again_before_its_top_level_signs():
     assert book_math._break_long(r"-a - (b + c)") == [r"-a - (b + c)"]   # short: left whole
 
 
+def test_a_long_piece_with_no_top_level_sign_breaks_inside_its_brackets():
+    r"""A piece whose + and − are all inside one pair of round brackets (a sum over pairs of a
+    bracketed term, chapter 9's logit) is cut there, never inside \left( ... \right) or braces."""
+    tex = r"\sum_{i=0}^{d/2-1} \big( u_i \cos \Delta\theta_i + v_i \sin \Delta\theta_i \big),"
+    assert book_math._break_long(tex) == [r"\sum_{i=0}^{d/2-1} \big( u_i \cos \Delta\theta_i",
+                                          r"+ v_i \sin \Delta\theta_i \big),"]
+    long = " ".join(f"a_{i}" for i in range(14))
+    for kept in (rf"\left({long} + b\right)", rf"{{{long} + b}}", rf"f\left[({long} + b)\right]"):
+        assert book_math._break_long(kept) == [kept]
+
+
+@pytest.mark.parametrize("tex, lines", [
+    # a derivation: its left-hand side alone, each relation on a new indented line
+    (r"\begin{aligned}f(x) &= a + b = c\\ &= d\end{aligned}.",
+     ["f(x)", r"\quad = a + b", r"\quad = c", r"\quad = d."]),
+    # Sphinx's wrapper round a formula with \\ is looked through; a row with its own left-hand side
+    # starts a new statement; spacing before a row's relation goes
+    ("\\begin{split}\\begin{aligned}\na &= b = c,\\\\\nx &\\le y\\\\\n&\\;= z\n\\end{aligned}\\end{split}",
+     ["a", r"\quad = b", r"\quad = c,", "x", r"\quad \le y", r"\quad = z"]),
+    # rows written with & and \\ at the top level, without aligned
+    (r"a &= b = c\\ &= d", ["a", r"\quad = b", r"\quad = c", r"\quad = d"]),
+    # a matrix's \\ made Sphinx wrap it: the relations outside the matrix break as usual
+    (r"\begin{split}x = \begin{pmatrix} a \\ b \end{pmatrix} = y\end{split}",
+     ["x", r"\quad = \begin{pmatrix} a \\ b \end{pmatrix}", r"\quad = y"]),
+])
+def test_a_derivation_in_rows_gets_a_narrow_rendering(tex, lines):
+    """Issue 45: a derivation written on several lines (an aligned block) keeps its rows where they
+    fit; for a narrow column each row is broken at its relations, as a one-line equation is."""
+    assert book_math.narrow_rendering(tex) == r"\begin{aligned}" + r"\\".join("&" + line for line in lines) + r"\end{aligned}"
+
+
+@pytest.mark.parametrize("tex", [r"\begin{aligned}a + b\\ &+ c\end{aligned}",  # no row breaks further
+                                 r"\begin{align}\begin{aligned}a &= b\\ &= c\end{aligned}\end{align}", r"x + y"])
+def test_rows_that_cannot_break_further_keep_one_rendering(tex):
+    assert book_math.narrow_rendering(tex) is None
+
+
 @pytest.mark.parametrize("tex", [r"x + y", r"\begin{aligned}a &= b\\ &= c\end{aligned}", r"a &= b", r"= b",
                                  r"\sum_{i=0}^{n} x_i"])
 def test_equations_with_no_relation_or_broken_by_hand_have_one_rendering(tex):

@@ -214,7 +214,7 @@ def test_llama_cpp_command_sets_all_three_numbers():
 
 
 def test_nested_override_reaches_the_language_model_in_transformers():
-    # Chapter 14, section 6: on a Qwen3-VL config, a top-level block merged with config.update (as SGLang
+    # Chapter 14's nested blocks: on a Qwen3-VL config, a top-level block merged with config.update (as SGLang
     # does; vLLM sets the attribute) never reaches text_config: rope_parameters is stored on the outer config,
     # rope_scaling raises AttributeError; the nested block sets YaRN there, as rope_spec reads it.
     from transformers import Qwen3VLConfig
@@ -254,7 +254,7 @@ def test_kshift_replay_matches_the_measured_norm_growth():
 
 
 def test_nested_json_raises_the_nested_length():
-    # Chapter 14, section 6: the nested override states the new length inside text_config (without it vLLM since
+    # Chapter 14's nested blocks: the nested override states the new length inside text_config (without it vLLM since
     # #56446 and SGLang take text_config.max_position_embeddings as already extended and refuse a longer context).
     cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
     blocks = [b for c in cells for b in re.findall(r"```json\n(.*?)```", "".join(c["source"]), flags=re.S)]

@@ -96,7 +96,7 @@ function openPlot(img, link, width) {
 
 // A display equation with two renderings (div.math.rope-2way, _ext/book_math.py: the formula on
 // one line, then broken at its relations) shows the one line where it fits beside its number, and
-// the broken one only where it does not; again whenever the column changes width.
+// the broken one only where it does not; again whenever the page is fitted again (below).
 function chooseEquations() {
   for (const box of document.querySelectorAll("div.math.rope-2way")) {
     const [wide, narrow] = box.querySelectorAll(":scope > mjx-container");
@@ -132,6 +132,17 @@ window.addEventListener("load", () => {
     clearTimeout(pending);
     pending = setTimeout(fitPage, 200);
   });
+  // A fold opened or closed (a proof, a solution, a section's checks) lays out what it holds at
+  // another width than before, with no resize of the window: an equation chosen, or an inline
+  // formula judged, while its fold was closed was judged at the wrong width. The page is fitted
+  // again whenever the article changes size, in the next frame (never inside the observer).
+  const article = document.querySelector("article");
+  if (article && typeof ResizeObserver !== "undefined") {
+    let frame = 0;
+    new ResizeObserver(() => {
+      if (!frame) frame = requestAnimationFrame(() => { frame = 0; whenTypeset(fitPage); });
+    }).observe(article);
+  }
 });
 
 // Navigation drawers (issue 34). The page fixes of _ext/book_pages.py let the themes bind the ☰
