@@ -359,10 +359,9 @@ def _inspect_figures(page, report: dict, *, exercise: bool) -> None:
 ENLARGE_PAGE = "notebooks/05_frequencies_2_decay.html"
 
 
-#: Opens every fold of a page (proofs, remarks, solutions, folded code and checks), then lets the
-#: page lay itself out again.
-# Opens every fold as a reader's click does, with no resize of the window: book.js must choose each
-# equation's rendering again when its box changes width (a closed fold lays it out at another width).
+#: Opens every fold of a page (proofs, remarks, solutions, folded code and checks) as a reader's
+#: click does, with no resize of the window: book.js must fit the page again by itself (a closed
+#: fold lays its formulas out at another width).
 _OPEN_FOLDS_JS = """() => {
   for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
   for (const d of document.querySelectorAll('article details')) d.open = true;
@@ -491,7 +490,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
             if page.evaluate(_FOLDED_MATH_JS):
                 page.evaluate(_OPEN_FOLDS_JS)
-                page.wait_for_timeout(400)  # book.js chooses each equation's rendering again as its box widens
+                page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
                 opened = page.evaluate(_MEASURE_JS, "math")
             else:  # no formula in a fold: open, the page shows the formulas it shows now
                 opened = phone
