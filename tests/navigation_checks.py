@@ -144,6 +144,10 @@ def laptop_sidebar(page) -> list[str]:
     click on the ☰ collapses the sidebar and Enter expands it again, focus staying on the button.
     What went wrong, in words."""
     bad = []
+    try:  # after a resize from a phone's width the sidebar slides back in
+        page.wait_for_function(f"() => ({_SIDEBAR_JS})().shown", timeout=2_000)
+    except Exception:
+        pass  # reported below, in words
     s = page.evaluate(_SIDEBAR_JS)
     if not (s["buttonShown"] and s["shown"] and s["expanded"] == "true"):
         bad.append(f"at first: {s}")
