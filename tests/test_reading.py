@@ -100,33 +100,16 @@ def test_title_first_and_nothing_of_the_build(built_book, chapter):
     assert not bad, f"an object repr on the page: {outputs[max(0, bad.start() - 40):bad.end() + 40]!r}"
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
-def test_code_and_output_fit_the_column(site_url, browser, chapter):
-    """At 1280 px, with every folded cell open, no code or output line needs horizontal scrolling."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"{site_url}/notebooks/{chapter.stem}.html", wait_until="load")
-        wide = page.evaluate(
-            """() => {
-                document.querySelectorAll('article details').forEach(d => { d.open = true; });
-                const out = [];
-                for (const el of document.querySelectorAll(
-                        'article .cell_input pre, article .cell_output pre, article .cell_output table')) {
-                    const box = el.tagName === 'TABLE' ? el.closest('.cell_output') : el;
-                    const over = el.scrollWidth - box.clientWidth;
-                    if (over > 1) {
-                        const line = el.innerText.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '');
-                        out.push(`${over}px too wide: ${line.slice(0, 90)}`);
-                    }
-                }
-                return out;
-            }"""
-        )
-        assert not wide, "\n".join(wide[:15]) + (f"\n... and {len(wide) - 15} more" if len(wide) > 15 else "")
-    finally:
-        context.close()
+def test_code_and_output_fit_the_column(page_survey, chapter):
+    """At 1280 px and at 390 px, with every fold open, no code or output needs sideways scrolling,
+    and a table wider than the column scrolls in its own box with the cue that says so (measured
+    by the page survey: test_surfaces._COLUMN_JS)."""
+    columns = page_survey["reports"][f"notebooks/{chapter.stem}.html"].get("columns")
+    assert columns, "the page survey measured no column on this page"
+    for view in ("laptop", "phone"):
+        cut = columns[view]["cut"]
+        assert not cut, f"{view}: " + "\n".join(cut[:15]) + (f"\n... and {len(cut) - 15} more" if len(cut) > 15 else "")
 
 
 def test_landing_page_has_chapter_cards_and_reading_paths(built_book):

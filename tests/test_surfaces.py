@@ -368,6 +368,27 @@ _OPEN_FOLDS_JS = """() => {
 }"""
 
 
+
+#: What is wider than the column, with every fold open (test_reading.py): code lines wrap there
+#: (book.js lineCode) and text outputs too, so a code or output box that still needs sideways
+#: scrolling is cut. A table wider than its box scrolls in it and says so (book.js marks it
+#: rope-scrolls, a tab stop, and fades its cut edge out: rope-more-right); one without is cut.
+_COLUMN_JS = r"""() => {
+  const cut = [], scrolling = [];
+  for (const el of document.querySelectorAll(
+      'article .cell_input pre, article .cell_output pre, article div.highlight pre, article .cell_output table')) {
+    if (!el.getClientRects().length) continue;   // not shown (another edition's text, a closed tab)
+    const box = el.tagName === 'TABLE' ? (el.closest('.rope-table') || el.closest('.cell_output')) : el;
+    const over = Math.round(el.scrollWidth - box.clientWidth);
+    if (over <= 1) continue;
+    const line = el.innerText.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+    const what = `${el.tagName === 'TABLE' ? 'table' : 'text'} ${over}px too wide: ${line.slice(0, 90)}`;
+    const cued = box.classList.contains('rope-scrolls') && box.classList.contains('rope-more-right');
+    (el.tagName === 'TABLE' && cued ? scrolling : cut).push(what);
+  }
+  return {cut, scrolling};
+}"""
+
 #: How many formulas a fold hides (a proof, a remark, a solution, folded code or checks).
 _FOLDED_MATH_JS = """() => [...document.querySelectorAll('article .math')].filter(e => {
   if (e.closest('.toggle-hidden')) return true;
@@ -413,7 +434,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
     figure, length, verdicts, show-code bars: ``scripts/page_metrics.py``). On the same page at
     390 px the page lays itself out again (CSS media queries and the figures' resize observers)
     and is measured again. Back at 1280 px every figure is driven as a reader would
-    (``figure_driver.exercise``), and the sidebar is collapsed and expanded
+    (``figure_driver.exercise``), what is wider than the column measured with every fold open
+    (there and on the phone), and the sidebar is collapsed and expanded
     (``navigation_checks.laptop_sidebar``). Then the page opens again on a phone with touch
     (:func:`_phone_visit`: its drawers, and its figures' fit as the page opens there). Console
     errors and failed requests are recorded throughout.
@@ -487,23 +509,27 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["axe"] = page.evaluate(_AXE_JS, PHONE_AXE_RULES)
         if name == ENLARGE_PAGE:  # the cue to enlarge a plot opens it at full size over the page
             phone["enlarge"] = _enlarge(page)
-        if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas in the folds (proofs) too
-            if page.evaluate(_FOLDED_MATH_JS):
-                page.evaluate(_OPEN_FOLDS_JS)
-                page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
-                opened = page.evaluate(_MEASURE_JS, "math")
-            else:  # no formula in a fold: open, the page shows the formulas it shows now
-                opened = phone
+        if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas and code in the folds too
+            folded_math = page.evaluate(_FOLDED_MATH_JS)
+            page.evaluate(_OPEN_FOLDS_JS)
+            page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
+            # no formula in a fold: open, the page shows the formulas it shows now
+            opened = page.evaluate(_MEASURE_JS, "math") if folded_math else phone
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
+            report["columns"] = {"phone": page.evaluate(_COLUMN_JS)}
         laptop["foreign"] = list(foreign)
         report["fit"] = fit
         surfaces[("laptop", name)] = laptop
         surfaces[("phone", name)] = phone
         try:
-            if report_figures := page.locator(".rope-fig-static").count():
+            report_figures = page.locator(".rope-fig-static").count()
+            if report_figures or "columns" in report:
                 page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900})
                 page.wait_for_timeout(400)
+            if report_figures:
                 fit["laptop back"] = figure_driver.measure_fit(page)
+            if "columns" in report:  # every fold still open
+                report["columns"]["laptop"] = page.evaluate(_COLUMN_JS)
             _inspect_figures(page, report, exercise=not name.startswith("zh/"))
         except Exception as exc:
             report["console"].append(f"figures could not be driven ({report_figures}): {exc}")

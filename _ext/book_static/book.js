@@ -18,11 +18,22 @@ function markScrollers() {
     if (scrolls && !box.hasAttribute("tabindex")) {
       box.tabIndex = 0;
       box.classList.add("rope-scrolls");
+      if (box.matches(".rope-table")) {
+        box.addEventListener("scroll", () => tableEnds(box), { passive: true });
+        tableEnds(box);
+      }
     } else if (!scrolls && box.classList.contains("rope-scrolls")) {
       box.removeAttribute("tabindex");
       box.classList.remove("rope-scrolls");
     }
   }
+}
+
+// A table wider than its box fades out at an edge where more of it lies (book.css): the fade goes
+// once the reader has scrolled to that end.
+function tableEnds(box) {
+  box.classList.toggle("rope-more-left", box.scrollLeft > 1);
+  box.classList.toggle("rope-more-right", box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
 }
 
 // A notebook plot (figure.rope-plot, see rope_edu.plots) is drawn with 10 pt text at its display
@@ -217,8 +228,59 @@ function reflowVerdicts() {
   }
 }
 
+// Code (issue 45): a code line wider than the column wraps there (book.css) instead of running off
+// the screen. Each line becomes a box as wide as the column whose continuation is indented four
+// columns past the line's own indentation, at most 12. The line breaks and leading spaces stay in
+// the text, so the copy button copies the code unchanged. Pygments' spans are split where a token
+// holds a line break.
+function lineCode() {
+  for (const pre of document.querySelectorAll(".bd-article div.highlight pre")) {
+    if (pre.dataset.ropeLines || pre.closest(".cell_output")) continue;   // outputs: reflowVerdicts
+    pre.dataset.ropeLines = "1";
+    const lines = [[]];
+    for (const node of Array.from(pre.childNodes)) {
+      const text = node.textContent;
+      if (!text.includes("\n")) { lines[lines.length - 1].push(node); continue; }
+      text.split("\n").forEach((part, i) => {
+        if (i > 0) lines.push([]);
+        if (!part) return;
+        const piece = node.nodeType === Node.TEXT_NODE ? document.createTextNode(part) : node.cloneNode(false);
+        if (piece.nodeType !== Node.TEXT_NODE) piece.textContent = part;
+        lines[lines.length - 1].push(piece);
+      });
+    }
+    if (lines.length > 1 && !lines[lines.length - 1].length) lines.pop();   // the final line break
+    pre.replaceChildren(...lines.flatMap((nodes, i) => {
+      const span = document.createElement("span");
+      span.className = "rope-code-line";
+      // the leading spaces in a box of their own: on a phone it is at most 12 columns wide (a line
+      // aligned under an open bracket 40 columns in would otherwise start past the column's end)
+      let indent = "";
+      while (nodes.length && /^ +/.test(nodes[0].textContent)) {
+        const lead = /^ +/.exec(nodes[0].textContent)[0];
+        indent += lead;
+        if (lead.length === nodes[0].textContent.length) { nodes.shift(); continue; }
+        const rest = nodes[0].nodeType === Node.TEXT_NODE ? document.createTextNode("") : nodes[0].cloneNode(false);
+        rest.textContent = nodes[0].textContent.slice(lead.length);
+        nodes[0] = rest;
+        break;
+      }
+      if (indent) {
+        const box = document.createElement("span");
+        box.className = "rope-code-indent";
+        box.textContent = indent;
+        span.style.setProperty("--rope-indent", String(Math.min(indent.length, 12)));
+        span.append(box);
+      }
+      span.append(...nodes);
+      return i ? [document.createTextNode("\n"), span] : [span];
+    }));
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   reflowVerdicts();
+  lineCode();
   fixDrawers();
   window.addEventListener("resize", syncExpanded);
 });
