@@ -664,10 +664,7 @@ def test_landing_page_opens_with_its_figure_and_paths(surfaces):
 #: Phone pages still longer than a sitting, and figures whose controls and drawing do not fit one
 #: phone screen, on the pages of chapters other helpers are rewriting (issue 45, for the lead):
 #: remove an entry when its page is fixed.
-PHONE_LONG_KNOWN: dict[str, str] = {
-    "notebooks/12_inference_engines.html": "26.9 screens after the key-cache repeats' table (issue 41); "
-                                           "its unfolded code is to fold (issue 45, the reader's review)",
-}
+PHONE_LONG_KNOWN: dict[str, str] = {}
 FIGURE_SPAN_KNOWN: dict[str, str] = {}
 
 
