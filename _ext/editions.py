@@ -306,7 +306,7 @@ def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
 OUTPUTS = "outputs"
 
 _TABLE_HTML = re.compile(r'<div class="rope-table".*?</table>', re.S)
-_TABLE_TEXT = re.compile(r"(<caption>|<th\b[^>]*>|<td>)(.*?)(</caption>|</th>|</td>)", re.S)
+_TABLE_TEXT = re.compile(r"(<summary\b[^>]*>|<caption>|<th\b[^>]*>|<td>)(.*?)(</summary>|</caption>|</th>|</td>)", re.S)
 
 
 #: A number and its per cent sign with a space between (16.7 %), in a cell of numbers.
@@ -314,7 +314,7 @@ _SPACED_PERCENT = re.compile(r"(\d) %")
 
 
 def translate_tables(text: str, messages: dict[str, str], tight_percent: bool = False) -> str:
-    """``text`` (an output's HTML) with the captions, column headers and cells of its
+    """``text`` (an output's HTML) with the folded lines, captions, column headers and cells of its
     ``rope_edu.table`` tables through ``messages`` (English -> translation): a caption or header as
     it is, a cell that holds words through its template (``output_words.table_cell``: the numbers
     stay this build's); a cell of numbers, and what no message matches, stay as they are, but for

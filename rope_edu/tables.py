@@ -9,7 +9,9 @@ is a table, not ``print`` output in a monospace block that a narrow column cuts 
         caption="RoPE settings read from each config.",
     )
 
-In the book the table scrolls inside its own box when it is wider than the column.
+In the book the table scrolls inside its own box when it is wider than the column. A table
+that only a few readers need (all the columns behind a compact one in the flow) is folded one
+click away: ``rope_edu.table(rows, columns, caption=..., fold="The full table: ...")``.
 """
 
 from __future__ import annotations
@@ -38,9 +40,13 @@ class Table:
         Column headers.
     caption : str, optional
         A sentence shown above the table (and read by screen readers as the table's name).
+    fold : str, optional
+        When given, the table is folded: the page shows this line, and the table opens from it
+        (an HTML ``<details>`` block, in the book and in every notebook front end).
     """
 
-    def __init__(self, rows: Sequence[Sequence[Any]], columns: Sequence[str], caption: str | None = None) -> None:
+    def __init__(self, rows: Sequence[Sequence[Any]], columns: Sequence[str], caption: str | None = None,
+                 fold: str | None = None) -> None:
         if isinstance(columns, str) or not isinstance(columns, Sequence) or not columns:
             raise TypeError(f"columns must be a non-empty sequence of header strings, got {columns!r}")
         if not all(isinstance(c, str) for c in columns):
@@ -52,24 +58,29 @@ class Table:
                 raise ValueError(f"rows[{i}] must have {len(columns)} values (one per column), got {row!r}")
         if caption is not None and not isinstance(caption, str):
             raise TypeError(f"caption must be a string or None, got {type(caption).__name__}")
+        if fold is not None and (not isinstance(fold, str) or not fold.strip()):
+            raise TypeError(f"fold must be a non-empty string (the folded table's line) or None, got {fold!r}")
         self.columns = [str(c) for c in columns]
         self.rows = [[_cell(v) for v in row] for row in rows]
         self.caption = caption
+        self.fold = fold
 
     def _repr_html_(self) -> str:
         e = html.escape
         head = "".join(f'<th scope="col">{e(c)}</th>' for c in self.columns)
         body = "".join("<tr>" + "".join(f"<td>{e(v)}</td>" for v in row) + "</tr>" for row in self.rows)
         caption = f"<caption>{e(self.caption)}</caption>" if self.caption else ""
-        return (
-            '<div class="rope-table" style="overflow-x:auto;max-width:100%">'
-            f'<table class="table">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-        )
+        table = f'<table class="table">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        if self.fold:  # inside the table's box, so that the book's catalogs read its line with the table
+            table = (f'<details class="rope-table-fold"><summary style="cursor:pointer;padding:10px 0">'
+                     f"{e(self.fold)}</summary>{table}</details>")
+        return f'<div class="rope-table" style="overflow-x:auto;max-width:100%">{table}</div>'
 
     def text(self) -> str:
         """The table as aligned plain text (for a terminal)."""
         widths = [max(len(c), *(len(r[j]) for r in self.rows)) if self.rows else len(c) for j, c in enumerate(self.columns)]
-        lines = [self.caption] if self.caption else []
+        lines = [f"{self.fold} (folded)"] if self.fold else []
+        lines += [self.caption] if self.caption else []
         lines.append("  ".join(c.ljust(w) for c, w in zip(self.columns, widths)).rstrip())
         lines.append("  ".join("-" * w for w in widths))
         lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in self.rows]
@@ -79,6 +90,7 @@ class Table:
         return self.text()
 
 
-def table(rows: Sequence[Sequence[Any]], columns: Sequence[str], caption: str | None = None) -> Table:
+def table(rows: Sequence[Sequence[Any]], columns: Sequence[str], caption: str | None = None,
+          fold: str | None = None) -> Table:
     """Build a :class:`Table` (see there); it renders as HTML in the book and in notebooks."""
-    return Table(rows, columns, caption)
+    return Table(rows, columns, caption, fold)

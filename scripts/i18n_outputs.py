@@ -25,7 +25,7 @@ _TABLE = re.compile(r'<div class="rope-table"[^>]*>(.*?)</table>', re.S)
 
 def output_messages(page: str) -> list[tuple[str, str]]:
     """(kind, English text) of each plot caption and alt text (``_ext/book_plots.py``'s figures)
-    and each table caption, column header and cell that holds words (``rope_edu.table``; a cell as
+    and each folded table's line, table caption, column header and cell that holds words (``rope_edu.table``; a cell as
     a template, its numbers ``{0}``, ``{1}``, ...) of a built page's HTML, in page order; a
     figure's caption is its alt text where the plot has none."""
     import html
@@ -39,6 +39,8 @@ def output_messages(page: str) -> list[tuple[str, str]]:
             alt = re.search(r'<img\b[^>]*?\balt="([^"]*)"', part)
             found += [("plot caption", caption and caption.group(1)), ("plot alt text", alt and alt.group(1))]
         else:
+            fold = re.search(r"<summary\b[^>]*>(.*?)</summary>", part, re.S)   # a folded table's line
+            found.append(("table fold", fold and fold.group(1)))
             caption = re.search(r"<caption>(.*?)</caption>", part, re.S)
             found.append(("table caption", caption and caption.group(1)))
             found += [("table header", h) for h in re.findall(r"<th\b[^>]*>(.*?)</th>", part, re.S)]

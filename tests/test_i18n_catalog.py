@@ -371,6 +371,9 @@ def test_output_messages_of_a_page():
     # a table without a caption; a figure that is not a plot is not an output
     assert tool.output_messages(table([[1]], ["x"])._repr_html_() + '<figure class="align-default"><img alt="a"/></figure>') == [
         ("table header", "x")]
+    # a folded table: its line first, then its caption and headers
+    assert tool.output_messages(table([[1]], ["x"], caption="C", fold="All & more")._repr_html_()) == [
+        ("table fold", "All & more"), ("table caption", "C"), ("table header", "x")]
 
 
 def test_outputs_catalog_is_merged_like_the_pages(tmp_path):
@@ -420,6 +423,9 @@ def test_translate_tables_translates_caption_headers_and_cells():
     assert "<td>底数</td><td>0.5</td>" in out
     assert "<td>在 16,384 处再次失败</td><td>可支撑 4,096 个词元</td>" in out
     assert "<td>no message</td><td>2</td>" in out
+    # a folded table's line, as its caption
+    folded = table([["base", 1]], ["base", "n"], fold="The full table")._repr_html_()
+    assert ">全表</summary>" in editions.translate_tables(folded, {"The full table": "全表"})
     # the Chinese edition writes 16.7% where a cell of numbers prints 16.7 %
     tab = table([["16.7 %", "per channel"]], ["key error", "scale"])._repr_html_()
     assert "<td>16.7 %</td>" in editions.translate_tables(tab, messages)

@@ -111,6 +111,17 @@ def test_table_renders_html_with_headers_caption_and_escaping():
     assert t.text().splitlines()[1].split() == ["name", "x", "n"]
 
 
+def test_a_folded_table_shows_its_line_and_opens_to_the_table():
+    t = rope_edu.table([[1]], ["x"], caption="All of it", fold="The full table & more")
+    html = t._repr_html_()
+    # the fold inside the table's box (the catalogs read its line with the table), the table in it
+    assert html.startswith('<div class="rope-table"') and html.endswith("</table></details></div>")
+    assert '<details class="rope-table-fold"><summary' in html and ">The full table &amp; more</summary>" in html
+    assert "<caption>All of it</caption>" in html.split("</summary>")[1]
+    assert t.text().splitlines()[0] == "The full table & more (folded)"
+    assert "<details" not in rope_edu.table([[1]], ["x"])._repr_html_()
+
+
 @pytest.mark.parametrize(
     "rows, columns, error, match",
     [
@@ -124,3 +135,9 @@ def test_table_renders_html_with_headers_caption_and_escaping():
 def test_table_rejects_bad_input(rows, columns, error, match):
     with pytest.raises(error, match=match):
         rope_edu.table(rows, columns)
+
+
+@pytest.mark.parametrize("fold", ["", "  ", 3])
+def test_table_rejects_a_bad_fold(fold):
+    with pytest.raises(TypeError, match="fold"):
+        rope_edu.table([[1]], ["x"], fold=fold)

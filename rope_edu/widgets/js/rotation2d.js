@@ -41,28 +41,36 @@ function draw(fig) {
   text(p.g, O[0] + 1.5 * r * Math.cos(mid), O[1] - 1.5 * r * Math.sin(mid) + 5, "α", { fill: COLORS.accent, "text-anchor": "middle" });
   arrow(p.g, ...O, p.sx(qm[0]), p.sy(qm[1]), COLORS.q, { "stroke-width": 3.5 });
   arrow(p.g, ...O, p.sx(kn[0]), p.sy(kn[1]), COLORS.k, { "stroke-width": 3.5 });
-  legend(fig.svg, 470, 40, [
-    [`R((m+s)θ) q, at ${mt}`, COLORS.q], [`R((n+s)θ) k, at ${nt}`, COLORS.k], ["α = angle from k to q", COLORS.accent],
-    ["q, k before rotation", COLORS.grey],
-  ]);
-  text(fig.svg, 470, 130, "Shift s turns both arrows", { class: "legend-label" });
-  text(fig.svg, 470, 146, "by sθ: α and the dot", { class: "legend-label" });
-  text(fig.svg, 470, 162, "product stay the same.", { class: "legend-label" });
+  // The key: beside the plane when there is room, two short columns under it on a phone.
+  const key = [[`q turned, at ${mt}`, COLORS.q], [`k turned, at ${nt}`, COLORS.k],
+    ["α: angle from k to q", COLORS.accent], ["pale: before turning", COLORS.grey]];
+  const at = fig.layout.key;
+  if (at.columns) {
+    legend(fig.svg, at.x, at.y, key.slice(0, 2));
+    legend(fig.svg, at.x + at.columns, at.y, key.slice(2));
+  } else {
+    legend(fig.svg, at.x, at.y, key);
+    text(fig.svg, at.x, 130, "Shift s turns both arrows", { class: "legend-label" });
+    text(fig.svg, at.x, 146, "by sθ: α and the dot", { class: "legend-label" });
+    text(fig.svg, at.x, 162, "product stay the same.", { class: "legend-label" });
+  }
 
-  fig.readout("m_total", "query position m+s", mt, 0);
-  fig.readout("n_total", "key position n+s", nt, 0);
-  fig.readout("angle_q", "(m+s)θ", mt * theta, 2, "rad");
-  fig.readout("angle_k", "(n+s)θ", nt * theta, 2, "rad");
+  // In words: the reader reads these while dragging (above the plane on a phone).
+  fig.readout("m_total", "position of q", mt, 0);
+  fig.readout("n_total", "position of k", nt, 0);
+  fig.readout("angle_q", "turn of q", mt * theta, 2, "rad");
+  fig.readout("angle_k", "turn of k", nt * theta, 2, "rad");
   fig.readout("relative", "m − n", mt - nt, 0);
-  fig.readout("angle_between", "α", between, 3, "rad");
-  fig.readout("dot", "⟨R((m+s)θ)q, R((n+s)θ)k⟩", dot, 4);
-  fig.readout("g", "qᵀR((n−m)θ)k", g, 4);
+  fig.readout("angle_between", "angle α", between, 3, "rad");
+  fig.readout("dot", "logit", dot, 4);
+  fig.readout("g", "logit from m − n alone", g, 4);
 }
 
-// Wide: the legend right of the plane. Narrow: a smaller plane, the legend under it (tiles), and
-// the readouts above the plane, beside the controls that change them.
+// Wide: the key right of the plane. Narrow (a phone): the plane across the column with the key in
+// two columns under it, and the readouts above it, beside the controls that change them, so that
+// controls, numbers and drawing share one screen.
 export default figure(draw, { layouts: [
-  { width: 680, height: 440, box: { x: 60, y: 20, w: 380, h: 380 } },
-  { width: 680, height: 440, box: { x: 60, y: 20, w: 284, h: 284 }, tiles: [[0, 6, 356, 350], [462, 26, 218, 150]],
+  { width: 680, height: 440, box: { x: 60, y: 20, w: 380, h: 380 }, key: { x: 470, y: 40 } },
+  { width: 360, height: 378, box: { x: 56, y: 8, w: 290, h: 290 }, key: { x: 8, y: 352, columns: 178 },
     readoutsAbove: true },
 ] });
