@@ -306,7 +306,8 @@ def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
 OUTPUTS = "outputs"
 
 _TABLE_HTML = re.compile(r'<div class="rope-table".*?</table>', re.S)
-_TABLE_TEXT = re.compile(r"(<caption>|<th\b[^>]*>|<td>)(.*?)(</caption>|</th>|</td>)", re.S)
+#: a caption, a header, a cell; a folded table's caption is its <summary> (rope_edu.table(folded=True))
+_TABLE_TEXT = re.compile(r"(<caption>|<summary>|<th\b[^>]*>|<td>)(.*?)(</caption>|</summary>|</th>|</td>)", re.S)
 
 
 #: A number and its per cent sign with a space between (16.7 %), in a cell of numbers.

@@ -39,7 +39,8 @@ def output_messages(page: str) -> list[tuple[str, str]]:
             alt = re.search(r'<img\b[^>]*?\balt="([^"]*)"', part)
             found += [("plot caption", caption and caption.group(1)), ("plot alt text", alt and alt.group(1))]
         else:
-            caption = re.search(r"<caption>(.*?)</caption>", part, re.S)
+            # a folded table's caption is its <summary> (rope_edu.table(folded=True))
+            caption = re.search(r"<(?:caption|summary)>(.*?)</(?:caption|summary)>", part, re.S)
             found.append(("table caption", caption and caption.group(1)))
             found += [("table header", h) for h in re.findall(r"<th\b[^>]*>(.*?)</th>", part, re.S)]
             # a cell that holds words, as a template (its numbers {0}, {1}, ...: _ext/output_words.py)

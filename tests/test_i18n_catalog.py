@@ -371,6 +371,9 @@ def test_output_messages_of_a_page():
     # a table without a caption; a figure that is not a plot is not an output
     assert tool.output_messages(table([[1]], ["x"])._repr_html_() + '<figure class="align-default"><img alt="a"/></figure>') == [
         ("table header", "x")]
+    # a folded table: its caption is the summary that opens it
+    assert tool.output_messages(table([[1]], ["x"], caption="The numbers", folded=True)._repr_html_()) == [
+        ("table caption", "The numbers"), ("table header", "x")]
 
 
 def test_outputs_catalog_is_merged_like_the_pages(tmp_path):
@@ -418,6 +421,8 @@ def test_translate_tables_translates_caption_headers_and_cells():
     assert '<th scope="col">底数</th><th scope="col">head_\u200bdim</th>' in out
     # a cell through its template, with this build's numbers; a number, and a cell no message has, as they are
     assert "<td>底数</td><td>0.5</td>" in out
+    folded = table([[1]], ["base"], caption="Men et al.'s criterion", folded=True)._repr_html_()
+    assert "<summary>Men 等人的判据 &lt;1&gt;</summary>" in editions.translate_tables(folded, messages)
     assert "<td>在 16,384 处再次失败</td><td>可支撑 4,096 个词元</td>" in out
     assert "<td>no message</td><td>2</td>" in out
     # the Chinese edition writes 16.7% where a cell of numbers prints 16.7 %

@@ -111,6 +111,21 @@ def test_table_renders_html_with_headers_caption_and_escaping():
     assert t.text().splitlines()[1].split() == ["name", "x", "n"]
 
 
+def test_a_folded_table_opens_from_its_caption():
+    html = rope_edu.table([[1]], ["n"], caption="The numbers & more", folded=True)._repr_html_()
+    assert html.startswith('<div class="rope-table"')   # what the outputs catalog and the editions read
+    assert '<details class="rope-table-fold"><summary>The numbers &amp; more</summary><table' in html
+    assert "<caption>" not in html and html.endswith("</table></details></div>")
+    assert "<caption>" in rope_edu.table([[1]], ["n"], caption="c")._repr_html_()
+
+
+def test_table_rejects_a_fold_without_a_caption_or_a_non_bool():
+    with pytest.raises(ValueError, match="folded=True needs a caption"):
+        rope_edu.table([[1]], ["n"], folded=True)
+    with pytest.raises(TypeError, match="folded"):
+        rope_edu.table([[1]], ["n"], caption="c", folded="yes")
+
+
 @pytest.mark.parametrize(
     "rows, columns, error, match",
     [
