@@ -27,7 +27,7 @@ from ..trained import CONTEXT_CACHES, context_results, load_results, retrieval_s
 from ..scaling import METHODS as SCALING_METHODS
 from ._core import Control, Figure
 
-__all__ = ["METHODS", "FACTORS", "WINDOW", "MAX_START", "DEPTHS", "LENGTHS", "window_start", "series", "retrieval",
+__all__ = ["METHODS", "SHORT", "FACTORS", "WINDOW", "MAX_START", "DEPTHS", "LENGTHS", "window_start", "series", "retrieval",
            "readouts", "data", "CONTROLS", "DEMO"]
 
 #: The methods, as (check box name, the cache's and the book's plain name: the method's label).
@@ -35,6 +35,9 @@ METHODS: tuple[tuple[str, str], ...] = tuple(
     (box, SCALING_METHODS[name].label)
     for box, name in (("plain", "default"), ("pi", "linear"), ("ntk", "ntk"), ("dynamic", "dynamic"),
                       ("yarn", "yarn"), ("llama3", "llama3")))
+#: A method's check box label: its plain name, Position Interpolation as the book abbreviates it (the six
+#: boxes then take two rows on a phone; the key beside the drawing names it in full).
+SHORT: dict[str, str] = {key: "PI" if key == "pi" else name for key, name in METHODS}
 #: Scale factors with a cached run (the drop-down's options).
 FACTORS: tuple[str, ...] = tuple(str(f) for f in CONTEXT_CACHES)
 #: Tokens per plotted point.
@@ -132,7 +135,7 @@ def readouts(factor: str, position: int, length: str = LENGTHS[-1], depth: str =
 def data() -> dict[str, Any]:
     """Every cached factor's windows, by check box name, and the methods' plain names."""
     run = _retrieval_run()
-    out: dict[str, Any] = {"window": WINDOW, "names": dict(METHODS), "factors": {},
+    out: dict[str, Any] = {"window": WINDOW, "names": dict(METHODS), "short": dict(SHORT), "factors": {},
                            "retrieval": {"factor": run["factor"], "lengths": [int(n) for n in LENGTHS],
                                          "trained": run["original_max_position_embeddings"],
                                          "depths": {d: retrieval(d) for d in DEPTHS}}}
@@ -146,15 +149,16 @@ def data() -> dict[str, Any]:
     return out
 
 
+# Short labels, so that on a phone the controls take five rows above the drawing they change.
 CONTROLS = [
-    Control("factor", "scale s (the text runs to s × 8,192 tokens)", "2", kind="select", options=list(FACTORS),
+    Control("factor", "scale s", "2", kind="select", options=list(FACTORS),
             labels=[f"s = {f}" for f in FACTORS]),
-    Control("position", "window along the text (first token)", 12288, min=0, max=MAX_START, step=WINDOW),
-    Control("length", "retrieval: prompt length", LENGTHS[-1], kind="select", options=list(LENGTHS),
+    Control("position", "window start (token)", 12288, min=0, max=MAX_START, step=WINDOW),
+    Control("length", "pass-key prompt length", LENGTHS[-1], kind="select", options=list(LENGTHS),
             labels=[f"{int(n):,} tokens" for n in LENGTHS]),
-    Control("depth", "retrieval: where the key sits", "all", kind="select", options=list(DEPTHS),
+    Control("depth", "key at", "all", kind="select", options=list(DEPTHS),
             labels=["every depth"] + [f"{float(x):.0%} of the way in" for x in DEPTHS[1:]]),
-    *[Control(key, name, key in ("plain", "pi", "yarn"), kind="checkbox") for key, name in METHODS],
+    *[Control(key, SHORT[key], key in ("plain", "pi", "yarn"), kind="checkbox") for key, _ in METHODS],
 ]
 
 #: The chapter 9 figure: measured perplexity by position on SmolLM2-135M, by method and scale.

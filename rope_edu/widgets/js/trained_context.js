@@ -15,6 +15,8 @@ const METHOD_STYLE = {
   llama3: [COLORS.orange, "8 3 2 3"],
 };
 const METHOD_KEYS = Object.keys(METHOD_STYLE);
+// The phone's readouts name the methods as briefly as the prose does.
+const TINY = { plain: "plain", pi: "PI", ntk: "NTK", dynamic: "dyn. NTK", yarn: "YaRN", llama3: "Llama 3.1" };
 const PPL_TICKS = [5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 
 function grouped(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
@@ -126,6 +128,15 @@ function draw(fig) {
   }
   if (c.missing.length) fig.note(`Not in the cache at s = ${s}: ${c.missing.join(", ")}.`);
 
+  if (fig.layout.compact) {
+    // a phone: two or three lines under the drawing, each checked method's perplexity in the window
+    // and its share of keys at the prompt length (the heading gives the window, the menu the length)
+    for (const k of c.shown) fig.readout(k, `${TINY[k]}: ppl`, c.readouts[k], 1);
+    for (const k of c.retShown) {
+      fig.readout(`${k}_rate`, `${TINY[k]}: keys of ${c.ret[k].trials[c.col]}`, c.readouts[`${k}_rate`], 0, "%");
+    }
+    return;
+  }
   fig.readout("start", "window's first token", c.start, 0, "tokens");
   for (const k of c.shown) fig.readout(k, `${d.names[k]}: perplexity`, c.readouts[k], 1);
   for (const k of c.retShown) {
