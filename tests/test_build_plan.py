@@ -106,6 +106,24 @@ def test_package_change_undone_takes_the_earlier_outputs_but_rebuilds_every_page
     assert p.every_page == ("package changed",)
 
 
+def test_the_package_state_is_the_package_and_its_pins_not_its_translations(tmp_path):
+    """What `make book` keys the chapters' outputs on (build_book.package_files): the package's files
+    and both pin files, so that a changed pin runs every chapter (the plan below); not the package's
+    translations, nor anything else in the checkout. (The end-to-end build in test_build_cache.py
+    changes the package itself.)"""
+    for name in ("rope_edu/__init__.py", "rope_edu/widgets/js/a.js", "rope_edu/locales/zh_CN.json",
+                 "rope_edu/__pycache__/x.pyc", "requirements.txt", "pyproject.toml", "README.md",
+                 "notebooks/01_a.ipynb"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(name)
+    found = [p.relative_to(tmp_path).as_posix() for p in build_book.package_files(tmp_path)]
+    assert found == ["pyproject.toml", "requirements.txt", "rope_edu/__init__.py", "rope_edu/widgets/js/a.js"]
+    before = build_book.manifest(tmp_path, build_book.package_files(tmp_path))
+    (tmp_path / "requirements.txt").write_text("numpy==2.0.0\n")
+    after = build_book.manifest(tmp_path, build_book.package_files(tmp_path))
+    assert build_book.changed_files(before, after) == ["requirements.txt"] and key_of(before) != key_of(after)
+
+
 def test_pin_change_counts_as_a_package_change():
     package = {**PACKAGE, "requirements.txt": "f" * 64}
     p = plan(_state(chapters=(Chapter(A),), package=package, new_cache=True))
