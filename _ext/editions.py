@@ -425,6 +425,40 @@ class _KeepHeadingSlugs(Transform):
         self.document["rope_myst_slugs"] = dict(slugs) if slugs else None
 
 
+class _TranslateFormulas(SphinxTransform):
+    """Before Sphinx's ``Locale`` transform: a display formula whose translation differs from the
+    English (Chinese words in its ``\\text{}``) takes the translation as it is.
+
+    ``Locale`` prefixes a literal node's translation with rST's ``::`` and parses it; MyST, the
+    parser here, reads ``::`` as a paragraph, so the formula became the two characters ``::`` (in 9
+    formulas of 7 Chinese chapters). A formula is TeX, not markup: its text is replaced here and
+    the node marked not translatable, so that ``Locale`` leaves it alone.
+    """
+
+    default_priority = 19  # Locale is 20
+
+    def apply(self, **kwargs) -> None:
+        from os import path
+
+        from sphinx.locale import init as init_locale
+        from sphinx.util.i18n import docname_to_domain
+
+        if _edition(self.app) == "en":
+            return
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        dirs = [path.join(self.env.srcdir, d) for d in self.config.locale_dirs]
+        catalog, found = init_locale(dirs, self.config.language, domain)
+        if not found:
+            return
+        for node in list(self.document.findall(nodes.math_block)):
+            msg = node.rawsource or node.astext()
+            translated = catalog.gettext(msg)
+            if translated and translated != msg:
+                node.children = [nodes.Text(translated)]
+                node.rawsource = translated
+            node["translatable"] = False
+
+
 class _RestoreHeadingSlugs(Transform):
     """After Sphinx's ``Locale`` transform: the slugs :class:`_KeepHeadingSlugs` remembered."""
 
@@ -591,6 +625,7 @@ def setup(app: Sphinx) -> dict:
         i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
     _index_terms_inside_terms()
     app.add_transform(_KeepHeadingSlugs)
+    app.add_transform(_TranslateFormulas)
     app.add_transform(_RestoreHeadingSlugs)
     app.add_transform(_OutputTexts)
     app.add_transform(_CodeComments)

@@ -82,6 +82,33 @@ def test_every_page_has_its_chinese_page_and_both_link_to_each_other(built_book)
 
 
 @pytest.mark.book
+def test_translated_display_formulas_show_their_translation(built_book):
+    """A display formula whose catalog entry translates its words (``\\text{}``) shows on the
+    Chinese page with those words, not as the ``::`` that Sphinx's translation of a literal node
+    left under the MyST parser (_ext/editions.py ``_TranslateFormulas``); the others as in English."""
+    import polib
+
+    translated = 0
+    for po in sorted((ROOT / "locales" / "zh_CN" / "LC_MESSAGES").rglob("*.po")):
+        page = built_book / "zh" / po.relative_to(ROOT / "locales" / "zh_CN" / "LC_MESSAGES").with_suffix(".html")
+        formulas = None
+        for entry in polib.pofile(str(po)):
+            if entry.obsolete or not (entry.msgstr and entry.msgstr != entry.msgid and i18n._is_math(entry.msgid)):
+                continue
+            if formulas is None:
+                assert page.exists(), page
+                formulas = [m.get_text() for m in page_soup(page).select("div.math math")]
+                assert not [f for f in formulas if f.strip() == "::"], page.name
+            words = re.findall(r"\\text\{([^}]*)\}", entry.msgstr)
+            shown = [w.strip() for w in words if re.search(f"[{HAN_RANGE}]", w)]
+            assert shown, entry.msgstr
+            for w in shown:
+                assert any(w in f for f in formulas), f"{page.name}: {w!r} of {entry.msgstr.strip()[:80]!r} not shown"
+            translated += 1
+    assert translated >= 8, translated   # 9 formulas on 7 pages when this was written
+
+
+@pytest.mark.book
 def test_translated_links_keep_their_own_targets(built_book):
     """Every page's links to the book's pages and sections go where its English page's go, one
     for one. (Sphinx matched a translated link to its English one by page only: when a paragraph
