@@ -642,7 +642,8 @@ function figure(draw, { width = 640, height = 400, layouts = null } = {}) {
             readouts.set(name, r);
           }
           r.firstChild.textContent = `${tr(label)} =`;
-          r.lastChild.textContent = `${fmt(value, digits)}${unit ? " " + tr(unit) : ""}`;
+          // a degree sign follows its number with no space (92°); other units after a space (0.48 rad)
+          r.lastChild.textContent = `${fmt(value, digits)}${unit ? (unit === "°" ? "" : " ") + tr(unit) : ""}`;
           r.dataset.value = String(value);
           r.hidden = false;
         },

@@ -50,8 +50,8 @@ function draw(fig) {
   fig.readout("m", "query at", m, 0);
   fig.readout("n", "key at", n, 0);
   // each arrow's turn as the direction it points: modulo a full turn, in [0°, 360°)
-  fig.readout("turn_q", "q turned by (mod 360°)", ((m * theta * 180) / Math.PI) % 360, 0, "°");
-  fig.readout("turn_k", "k turned by (mod 360°)", ((n * theta * 180) / Math.PI) % 360, 0, "°");
+  fig.readout("turn_q", "turn of q, mod 360°", ((m * theta * 180) / Math.PI) % 360, 0, "°");
+  fig.readout("turn_k", "turn of k, mod 360°", ((n * theta * 180) / Math.PI) % 360, 0, "°");
   fig.readout("angle", "angle between them", between, 1, "°");
   fig.readout("score", "score q·k", score, 3);
 }
