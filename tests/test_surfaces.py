@@ -294,8 +294,8 @@ def contrast(a: str, b: str) -> float:
 
 
 def _ready(page) -> None:
-    """Wait until math is typeset and every figure is mounted."""
-    page.wait_for_load_state("networkidle")
+    """Wait until math is typeset and every figure is mounted (no wait for the network to stay
+    idle for half a second, on every page: the survey then waits for the requests under way)."""
     page.wait_for_function(
         "() => [...document.querySelectorAll('.math')].every(e => e.querySelector('mjx-container, .katex'))"
         " && [...document.querySelectorAll('.rope-fig-static')].every(f => f.dataset.state || f.classList.contains('rope-fig-error'))",
@@ -468,6 +468,10 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
                 loaded[urlparse(response.url).path] = int(size)
 
         requested: list[str] = []
+        inflight: set = set()
+        page.on("request", lambda r, inflight=inflight: inflight.add(r))
+        page.on("requestfinished", lambda r, inflight=inflight: inflight.discard(r))
+        page.on("requestfailed", lambda r, inflight=inflight: inflight.discard(r))
         page.route("**/*", route)
         page.on("response", on_response)
         page.on("request", lambda r, requested=requested: requested.append(r.url))
@@ -484,7 +488,11 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             context.close()
             continue
         laptop = page.evaluate(_MEASURE_JS)
-        laptop["bytes"] = dict(loaded)
+        for _ in range(250):   # the requests still under way when it is ready (lazy plots in view, data)
+            if not inflight:
+                break
+            page.wait_for_timeout(20)
+        laptop["bytes"] = dict(loaded)   # a first visit's bytes: what the page loaded to be ready
         fit = {}
         if page.locator(".rope-fig-static").count():  # test_fig_fit.py: the figures as the page opens
             fit["laptop"] = figure_driver.measure_fit(page)
