@@ -79,7 +79,7 @@ def figure_module(name: str):
 
 def parse_readout(text: str) -> tuple[float, float]:
     """A displayed number and the half-unit of its last digit (its display precision)."""
-    t = text.strip().replace("−", "-").split(" ")[0]
+    t = text.strip().replace("−", "-").split(" ")[0].removesuffix("°")   # 92° (core.js: no space)
     if t in ("n/a",):
         return math.nan, 0.0
     if t in ("∞", "-∞"):

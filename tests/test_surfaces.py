@@ -301,7 +301,27 @@ def _ready(page) -> None:
         " && [...document.querySelectorAll('.rope-fig-static')].every(f => f.dataset.state || f.classList.contains('rope-fig-error'))",
         timeout=60_000,
     )
-    page.wait_for_timeout(200)
+    _refitted(page, 0)   # book.js has fitted the typeset page (equations chosen, plots, scrollers)
+
+
+def _fits(page) -> int:
+    """How many times book.js has fitted the page (``<html data-rope-fits>``)."""
+    return int(page.evaluate("() => document.documentElement.dataset.ropeFits || 0"))
+
+
+def _refitted(page, before: int) -> None:
+    """Wait until book.js has fitted the page again since ``before`` (:func:`_fits`), in the frame
+    after the article changed size (a fold opened; the figures lay themselves out in the same
+    frames), and, after a resize of the window, until its debounced fit 200 ms later has run
+    (``<html data-rope-fit-due>`` gone: the theme lays the page out in more than one step). A
+    change that resized nothing is not waited for past a second."""
+    try:
+        page.wait_for_function(f"() => Number(document.documentElement.dataset.ropeFits || 0) > {before}",
+                               timeout=1_000)
+    except Exception:
+        pass
+    figure_driver.settle(page)
+    page.wait_for_function("() => !document.documentElement.dataset.ropeFitDue", timeout=5_000)
 
 
 def _keys_to_first_figure(page) -> int | None:
@@ -506,8 +526,9 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             laptop["keys_to_figure"] = _keys_to_first_figure(page)
             laptop["focus_ring"] = page.evaluate(_FOCUS_RING_JS)
             page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+        before = _fits(page)
         page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
-        page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
+        _refitted(page, before)
         phone = page.evaluate(_MEASURE_JS)
         if fit:
             fit["laptop resized"] = figure_driver.measure_fit(page)
@@ -519,8 +540,9 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["enlarge"] = _enlarge(page)
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas and code in the folds too
             folded_math = page.evaluate(_FOLDED_MATH_JS)
+            before = _fits(page)
             page.evaluate(_OPEN_FOLDS_JS)
-            page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
+            _refitted(page, before)  # book.js fits the page again as the article changes size
             # no formula in a fold: open, the page shows the formulas it shows now
             opened = page.evaluate(_MEASURE_JS, "math") if folded_math else phone
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
@@ -532,8 +554,9 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         try:
             report_figures = page.locator(".rope-fig-static").count()
             if report_figures or "columns" in report:
+                before = _fits(page)
                 page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900})
-                page.wait_for_timeout(400)
+                _refitted(page, before)
             if report_figures:
                 fit["laptop back"] = figure_driver.measure_fit(page)
             if "columns" in report:  # every fold still open
