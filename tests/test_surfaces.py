@@ -294,34 +294,14 @@ def contrast(a: str, b: str) -> float:
 
 
 def _ready(page) -> None:
-    """Wait until math is typeset and every figure is mounted (no wait for the network to stay
-    idle for half a second, on every page: the survey then waits for the requests under way)."""
+    """Wait until math is typeset and every figure is mounted."""
+    page.wait_for_load_state("networkidle")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.math')].every(e => e.querySelector('mjx-container, .katex'))"
         " && [...document.querySelectorAll('.rope-fig-static')].every(f => f.dataset.state || f.classList.contains('rope-fig-error'))",
         timeout=60_000,
     )
-    _refitted(page, 0)   # book.js has fitted the typeset page (equations chosen, plots, scrollers)
-
-
-def _fits(page) -> int:
-    """How many times book.js has fitted the page (``<html data-rope-fits>``)."""
-    return int(page.evaluate("() => document.documentElement.dataset.ropeFits || 0"))
-
-
-def _refitted(page, before: int) -> None:
-    """Wait until book.js has fitted the page again since ``before`` (:func:`_fits`), in the frame
-    after the article changed size (a fold opened; the figures lay themselves out in the same
-    frames), and, after a resize of the window, until its debounced fit 200 ms later has run
-    (``<html data-rope-fit-due>`` gone: the theme lays the page out in more than one step). A
-    change that resized nothing is not waited for past a second."""
-    try:
-        page.wait_for_function(f"() => Number(document.documentElement.dataset.ropeFits || 0) > {before}",
-                               timeout=1_000)
-    except Exception:
-        pass
-    figure_driver.settle(page)
-    page.wait_for_function("() => !document.documentElement.dataset.ropeFitDue", timeout=5_000)
+    page.wait_for_timeout(200)
 
 
 def _keys_to_first_figure(page) -> int | None:
@@ -488,10 +468,6 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
                 loaded[urlparse(response.url).path] = int(size)
 
         requested: list[str] = []
-        inflight: set = set()
-        page.on("request", lambda r, inflight=inflight: inflight.add(r))
-        page.on("requestfinished", lambda r, inflight=inflight: inflight.discard(r))
-        page.on("requestfailed", lambda r, inflight=inflight: inflight.discard(r))
         page.route("**/*", route)
         page.on("response", on_response)
         page.on("request", lambda r, requested=requested: requested.append(r.url))
@@ -508,11 +484,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             context.close()
             continue
         laptop = page.evaluate(_MEASURE_JS)
-        for _ in range(250):   # the requests still under way when it is ready (lazy plots in view, data)
-            if not inflight:
-                break
-            page.wait_for_timeout(20)
-        laptop["bytes"] = dict(loaded)   # a first visit's bytes: what the page loaded to be ready
+        laptop["bytes"] = dict(loaded)
         fit = {}
         if page.locator(".rope-fig-static").count():  # test_fig_fit.py: the figures as the page opens
             fit["laptop"] = figure_driver.measure_fit(page)
@@ -526,9 +498,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             laptop["keys_to_figure"] = _keys_to_first_figure(page)
             laptop["focus_ring"] = page.evaluate(_FOCUS_RING_JS)
             page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
-        before = _fits(page)
         page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
-        _refitted(page, before)
+        page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
         phone = page.evaluate(_MEASURE_JS)
         if fit:
             fit["laptop resized"] = figure_driver.measure_fit(page)
@@ -540,9 +511,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["enlarge"] = _enlarge(page)
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas and code in the folds too
             folded_math = page.evaluate(_FOLDED_MATH_JS)
-            before = _fits(page)
             page.evaluate(_OPEN_FOLDS_JS)
-            _refitted(page, before)  # book.js fits the page again as the article changes size
+            page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
             # no formula in a fold: open, the page shows the formulas it shows now
             opened = page.evaluate(_MEASURE_JS, "math") if folded_math else phone
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath")}
@@ -554,9 +524,8 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         try:
             report_figures = page.locator(".rope-fig-static").count()
             if report_figures or "columns" in report:
-                before = _fits(page)
                 page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900})
-                _refitted(page, before)
+                page.wait_for_timeout(400)
             if report_figures:
                 fit["laptop back"] = figure_driver.measure_fit(page)
             if "columns" in report:  # every fold still open
