@@ -129,14 +129,10 @@ function whenTypeset(f) {
   else f();
 }
 
-// Each fit is counted on <html data-rope-fits>: the browser tests wait for the fit after a resize
-// or a fold opened, instead of a fixed time.
-let fits = 0;
 function fitPage() {
   chooseEquations();
   fitPlots();
   markScrollers();
-  document.documentElement.dataset.ropeFits = String(++fits);
 }
 
 window.addEventListener("load", () => {
@@ -145,8 +141,7 @@ window.addEventListener("load", () => {
   let pending = null;
   window.addEventListener("resize", () => {
     clearTimeout(pending);
-    document.documentElement.dataset.ropeFitDue = "1";   // the browser tests wait for it to go
-    pending = setTimeout(() => { fitPage(); delete document.documentElement.dataset.ropeFitDue; }, 200);
+    pending = setTimeout(fitPage, 200);
   });
   // A fold opened or closed (a proof, a solution, a section's checks) lays out what it holds at
   // another width than before, with no resize of the window: an equation chosen, or an inline
