@@ -356,7 +356,7 @@ def _inspect_figures(page, report: dict, *, exercise: bool) -> None:
 
 
 #: The page whose first scaled plot the survey enlarges on a phone (:func:`_enlarge`).
-ENLARGE_PAGE = "notebooks/05_frequencies_2_decay.html"
+ENLARGE_PAGE = "notebooks/04_relative_proof.html"
 
 
 #: Opens every fold of a page (proofs, remarks, solutions, folded code and checks) as a reader's

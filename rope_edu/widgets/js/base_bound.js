@@ -97,10 +97,11 @@ function draw(fig) {
 }
 
 // 745 wide: the drawing's smallest width (10 px text) then fits the book's 688 px column at 1280 px
-// Wide: the two panels side by side. Narrow: a narrower criterion panel, the panels and legends
-// stacked (tiles).
+// Wide: the two panels side by side. Narrow (a phone): the panels and legends stacked (tiles),
+// the criterion panel first, shorter and narrower, with its legend, so that it shares the page's
+// first screen with the controls; the wavelengths and their legend under it.
 export default figure(draw, { layouts: [
   { width: 745, height: 400, right: { x: 392, y: 34, w: 335, h: 286 } },
-  { width: 745, height: 400, right: { x: 392, y: 34, w: 290, h: 286 },
-    tiles: [[0, 12, 310, 344], [336, 12, 360, 344], [54, 354, 300, 36], [384, 354, 352, 36]] },
+  { width: 745, height: 400, right: { x: 392, y: 34, w: 290, h: 236 },
+    tiles: [[336, 12, 360, 298], [384, 354, 352, 36], [0, 12, 310, 344], [54, 354, 300, 36]] },
 ] });

@@ -16,14 +16,18 @@ function draw(fig) {
   const { m, base } = fig.state;
   const { dim } = fig.data;
   const { theta, wavelength } = fig.data.bases[base];
-  const pairs = dim / 2, cols = 4, cellW = fig.width / cols, r = 50;
+  // The layout sets the dials' grid: `cols` a row, `cellW` x `cellH` units each, radius `r`, the
+  // first row's centre at `top`; a compact one (a phone) leaves out the "pair i" line (λ's
+  // subscript names the pair) and the per-dial readouts (the dials print them).
+  const { cols, cellH, r, top, legends, compact } = fig.layout;
+  const pairs = dim / 2, cellW = fig.width / cols;
   const svg = fig.svg;
-  fig.heading(`Hand i turns counter-clockwise by m·θᵢ, θᵢ = b^(−2i/d), d = ${dim}`, 20);
-  legend(svg, 120, 40, [["at least one full turn made (solid ring)", COLORS.q]]);
-  legend(svg, 420, 40, [["less than one turn (dashed ring)", COLORS.orange, true]]);
+  fig.heading(`Hand i turns counter-clockwise by m·θᵢ radians, d = ${dim}`, 20);
+  legend(svg, legends[0][0], legends[0][1], [["at least one full turn made (solid ring)", COLORS.q]]);
+  legend(svg, legends[1][0], legends[1][1], [["less than one turn (dashed ring)", COLORS.orange, true]]);
   let full = 0;
   for (let i = 0; i < pairs; i++) {
-    const cx = cellW * (i % cols + 0.5), cy = 130 + 175 * Math.floor(i / cols);
+    const cx = cellW * (i % cols + 0.5), cy = top + cellH * Math.floor(i / cols);
     const angle = m * theta[i], turns = angle / (2 * Math.PI);
     const done = Math.abs(turns) >= 1;
     if (done) full++;
@@ -35,24 +39,27 @@ function draw(fig) {
       const a = (q * Math.PI) / 2;
       el("line", { x1: cx + 0.9 * r * Math.cos(a), y1: cy - 0.9 * r * Math.sin(a), x2: cx + r * Math.cos(a), y2: cy - r * Math.sin(a), class: "tick" }, g);
     }
-    el("line", { x1: cx + r, y1: cy, x2: cx + r + 9, y2: cy, stroke: COLORS.black, "stroke-width": 1.5 }, g);  // angle 0: the start
-    arrow(g, cx, cy, cx + 0.92 * r * Math.cos(angle), cy - 0.92 * r * Math.sin(angle), colour, { "stroke-width": 3 });
+    el("line", { x1: cx + r, y1: cy, x2: cx + r + 0.18 * r, y2: cy, stroke: COLORS.black, "stroke-width": 1.5 }, g);  // angle 0: the start
+    arrow(g, cx, cy, cx + 0.92 * r * Math.cos(angle), cy - 0.92 * r * Math.sin(angle), colour, { "stroke-width": compact ? 2.5 : 3 });
     el("circle", { cx, cy, r: 2.5, fill: COLORS.black }, g);
-    text(g, cx, cy - r - 24, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });
-    text(g, cx, cy - r - 9, `λ${subscript(i)} = ${fmt(wavelength[i], 1)}`, { class: "legend-label", "text-anchor": "middle" });
-    text(g, cx, cy + r + 20, `${fmt(turns, 2)} turns`, { class: "legend-label", "text-anchor": "middle", fill: done ? colour : "#8a5a00" });
-    fig.readout(`wavelength_${i}`, `λ${subscript(i)}`, wavelength[i], 1);
-    fig.readout(`turns_${i}`, `turns${subscript(i)}`, turns, 2);
+    if (!compact) text(g, cx, cy - r - 24, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });
+    text(g, cx, cy - r - 9, `λ${subscript(i)} = ${fmt(wavelength[i], compact && wavelength[i] >= 1000 ? 0 : 1)}`, { class: "legend-label", "text-anchor": "middle" });
+    text(g, cx, cy + r + 18, `${fmt(turns, compact && Math.abs(turns) >= 100 ? 0 : 2)} turns`, { class: "legend-label", "text-anchor": "middle", fill: done ? colour : "#8a5a00" });
+    if (!compact) {
+      fig.readout(`wavelength_${i}`, `λ${subscript(i)}`, wavelength[i], 1);
+      fig.readout(`turns_${i}`, `turns${subscript(i)}`, turns, 2);
+    }
   }
   fig.readout("full_turns", "pairs with ≥ 1 full turn", full, 0, `of ${pairs}`);
   fig.note("λᵢ = 2π/θᵢ: the wavelength of pair i, in positions per turn; turnsᵢ = m·θᵢ/2π: the turns made so far.");
 }
 
-// Wide: four clocks a row. Narrow: the same drawing in tiles, the two legends, then two clocks a row.
+// Wide: four clocks a row, 170 units apart. Narrow (a phone): four a row too, smaller, in a
+// 360-unit view with the heading above it as text, so that the controls and all eight dials
+// share the page's first screen; the dials print each wavelength and turn count, so the readouts
+// below keep only the count of full turns.
 export default figure(draw, { layouts: [
-  { width: 680, height: 405 },
-  { width: 680, height: 405, columnWidth: 340, tiles: [
-    [112, 30, 296, 16], [412, 30, 256, 16],
-    [0, 47, 340, 161], [340, 47, 340, 161], [0, 222, 340, 161], [340, 222, 340, 161],
-  ] },
+  { width: 680, height: 405, cols: 4, cellH: 175, r: 50, top: 130, legends: [[120, 40], [420, 40]] },
+  { width: 360, height: 272, cols: 4, cellH: 122, r: 30, top: 92, legends: [[40, 12], [40, 30]],
+    compact: true, headingAbove: true },
 ] });

@@ -55,22 +55,25 @@ function draw(fig) {
     text(fig.svg, at.x, 162, "product stay the same.", { class: "legend-label" });
   }
 
-  // In words: the reader reads these while dragging (above the plane on a phone).
-  fig.readout("m_total", "position of q", mt, 0);
-  fig.readout("n_total", "position of k", nt, 0);
-  fig.readout("angle_q", "turn of q", mt * theta, 2, "rad");
-  fig.readout("angle_k", "turn of k", nt * theta, 2, "rad");
+  // In words: the reader reads these while dragging (above the plane on a phone, where the key
+  // names both positions and the arrows show both turns, so two lines say what changes).
+  if (!fig.layout.compact) {
+    fig.readout("m_total", "position of q", mt, 0);
+    fig.readout("n_total", "position of k", nt, 0);
+    fig.readout("angle_q", "turn of q", mt * theta, 2, "rad");
+    fig.readout("angle_k", "turn of k", nt * theta, 2, "rad");
+  }
   fig.readout("relative", "m − n", mt - nt, 0);
   fig.readout("angle_between", "angle α", between, 3, "rad");
   fig.readout("dot", "logit", dot, 4);
   fig.readout("g", "logit from m − n alone", g, 4);
 }
 
-// Wide: the key right of the plane. Narrow (a phone): the plane across the column with the key in
-// two columns under it, and the readouts above it, beside the controls that change them, so that
-// controls, numbers and drawing share one screen.
+// Wide: the key right of the plane. Narrow (a phone): a smaller plane with the key in two columns
+// under it, and two lines of readouts (m − n, α and both logits) above it, beside the controls
+// that change them, so that controls, numbers and drawing share the page's first screen.
 export default figure(draw, { layouts: [
-  { width: 680, height: 440, box: { x: 60, y: 20, w: 380, h: 380 }, key: { x: 470, y: 40 } },
-  { width: 360, height: 378, box: { x: 56, y: 8, w: 290, h: 290 }, key: { x: 8, y: 352, columns: 178 },
-    readoutsAbove: true },
+  { width: 680, height: 396, box: { x: 60, y: 12, w: 340, h: 340 }, key: { x: 440, y: 40 } },
+  { width: 360, height: 316, box: { x: 70, y: 6, w: 240, h: 240 }, key: { x: 8, y: 290, columns: 178 },
+    readoutsAbove: true, compact: true },
 ] });
