@@ -148,6 +148,6 @@ export { compute };
 export default figure(draw, { layouts: [
   { width: 720, height: 490, strip: { x0: 60, w: 620, chars: 200 }, bar: { x: 160, w: 520, dy: 26 }, keys: [[60, 38], [440, 35]],
     keyChars: 200, plot: { x: 90, y: 41, w: 440, h: 180 } },
-  { width: 360, height: 712, headingAbove: true, strip: { x0: 28, w: 318, chars: 48 }, bar: { x: 28, w: 318, dy: 36, label: "above" },
+  { width: 360, height: 672, headingAbove: true, strip: { x0: 28, w: 318, chars: 48 }, bar: { x: 28, w: 318, dy: 36, label: "above" },
     keys: [[28, 36], [28, 52]], keyChars: 50, plot: { x: 80, y: 40, w: 262, h: 180 }, legend: "below", compact: true },
 ] });
