@@ -59,7 +59,8 @@ function compute(state, data) {
 
 function fraction(k) { return k === 0 ? "1" : `1/${Math.pow(2, k)}`; }
 
-function grouped(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, " "); }
+// groups of three digits kept together (no-break spaces): a wrapped heading never splits a number
+function grouped(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, "\u00a0"); }
 
 // A vertical line at x with its label at the top (row 0) or just below (row 1).
 function marker(p, x, label, color, dash, row = 0) {
