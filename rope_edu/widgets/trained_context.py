@@ -153,7 +153,7 @@ def data() -> dict[str, Any]:
 CONTROLS = [
     Control("factor", "scale s", "2", kind="select", options=list(FACTORS),
             labels=[f"s = {f}" for f in FACTORS]),
-    Control("position", "window start (token)", 12288, min=0, max=MAX_START, step=WINDOW),
+    Control("position", "window start", 12288, min=0, max=MAX_START, step=WINDOW),
     Control("length", "pass-key prompt length", LENGTHS[-1], kind="select", options=list(LENGTHS),
             labels=[f"{int(n):,} tokens" for n in LENGTHS]),
     Control("depth", "key at", "all", kind="select", options=list(DEPTHS),

@@ -59,7 +59,8 @@ function compute(state, data) {
 
 function fraction(k) { return k === 0 ? "1" : `1/${Math.pow(2, k)}`; }
 
-function grouped(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, " "); }
+// groups of three digits kept together (no-break spaces): a wrapped heading never splits a number
+function grouped(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, "\u00a0"); }
 
 // A vertical line at x with its label at the top (row 0) or just below (row 1).
 function marker(p, x, label, color, dash, row = 0) {
@@ -81,11 +82,12 @@ function draw(fig) {
   const yLow = Math.pow(2, -11);
   const yticks = [];
   for (let k = 0; k <= 10; k += 1) yticks.push([Math.pow(2, -k), k % 2 === 0 ? fraction(k) : ""]);
-  const left = plot(fig.svg, { x: 66, y: 50, w: 290, h: 262 }, {
+  const panelH = fig.layout.panelH || 262;  // a phone's panels are shorter: both fit the screen with the controls
+  const left = plot(fig.svg, { x: 66, y: 50, w: 290, h: panelH }, {
     x: [3, 3e6], y: [yLow, 1.6], xlog: true, ylog: true, yticks,
     xticks: [10, 1e2, 1e3, 1e4, 1e5, 1e6].map((t) => [t, tickLabel(t, true)]),
     title: "which frequencies move",
-    xlabel: "wavelength 2π/θᵢ (positions, log)", ylabel: "θ′ᵢ / θᵢ (new / old frequency, log)", ylabelOffset: 46,
+    xlabel: "wavelength 2π/θᵢ (positions, log)", ylabel: panelH < 200 ? "θ′ᵢ / θᵢ (new / old, log)" : "θ′ᵢ / θᵢ (new / old frequency, log)", ylabelOffset: 46,
   });
   for (const [v, name] of [[1, "1 (kept)"], [1 / s, "1/s"]]) {
     if (v === 1 / s && s === 1) continue;
@@ -116,7 +118,7 @@ function draw(fig) {
   text(lg, lx + 16, ly + 36, "past its trained arc at sL", { class: "legend-label" });
 
   // --- right: the logit of a fixed q, k over distance ---
-  const right = plot(fig.svg, { x: 450, y: 50, w: 290, h: 262 }, {
+  const right = plot(fig.svg, { x: 450, y: 50, w: 290, h: panelH }, {
     x: [1, 3e6], y: [-0.4, 2.0], xlog: true, yticks: [-0.4, 0, 0.4, 0.8, 1.2, 1.6, 2.0],
     xticks: [1, 10, 1e2, 1e3, 1e4, 1e5, 1e6].map((t) => [t, tickLabel(t, true)]),
     title: "logit of a fixed q, k",
@@ -161,11 +163,11 @@ function draw(fig) {
 
 function sub(k) { return String(k).split("").map((ch) => "₀₁₂₃₄₅₆₇₈₉"[Number(ch)]).join(""); }
 
-// Wide: the two panels side by side. Narrow: the same drawing, its panels stacked (tiles), the
-// heading above them.
+// Wide: the two panels side by side. Narrow (a phone): the same drawing with shorter panels,
+// stacked (tiles) under the heading, so that the controls and both panels share one screen.
 const FIGURE = figure(draw, { layouts: [
   { width: 756, height: 372 },
-  { width: 756, height: 372, tiles: [[0, 26, 380, 346], [396, 26, 360, 346]] },
+  { width: 756, height: 282, panelH: 172, tiles: [[0, 26, 380, 256], [396, 26, 360, 256]] },
 ] });
 export default FIGURE;
 export { compute };

@@ -1,7 +1,7 @@
 // Chapter 10: where position lives in the heads of two released models. Each strip is one query
 // head, one cell per coordinate, coloured by the wavelength of the rotated pair the coordinate
 // belongs to (grey: it passes through without position); a bar under a cell marks a pair that does
-// not complete one turn within the context 2^k. Below: the wavelengths of both models' pairs.
+// not complete one turn within the context of 2ᵏ tokens. Below: the wavelengths of both models' pairs.
 // Every wavelength is precomputed by rope_edu.models.rope_spec (data()).
 
 // Linear interpolation in a list of hex colour stops; t in [0, 1].
@@ -117,12 +117,21 @@ function draw(fig) {
   // its legend: right of the plot, or under it
   const lg = L.legend === "below" ? { x: L.strip.x0, y: p.box.y + p.box.h + 62 } : { x: 548, y: p.box.y + 18 };
   legend(fig.svg, lg.x, lg.y, [
-    [`A: ${model_a}`, COLORS.q], [`B: ${model_b}`, COLORS.k], [`context 2^${k} = ${fmt(context, 0)}`, COLORS.grey, true],
+    [`A: ${model_a}`, COLORS.q], [`B: ${model_b}`, COLORS.k], [`context: ${fmt(context, 0)} tokens`, COLORS.grey, true],
   ]);
   textLines(fig.svg, lg.x, lg.y + 60, "Pairs above the dashed line turn less than once over the context.", L.legend === "below" ? 50 : 27,
     { class: "legend-label" }, 16);
 
-  fig.readout("context", "context 2^k", context, 0, "tokens");
+  if (L.compact) {
+    // a phone: the models side by side in three short rows (the slider shows the context, the
+    // strips the fraction rotated)
+    for (const [key, label, digits] of [["rot", "rotated dims", 0], ["slow", "slow pairs", 0], ["longest", "longest λ", 0]]) {
+      fig.readout(`${key}_a`, `A: ${label}`, r[`${key}_a`], digits);
+      fig.readout(`${key}_b`, `B: ${label}`, r[`${key}_b`], digits);
+    }
+    return;
+  }
+  fig.readout("context", "context length", context, 0, "tokens");
   fig.readout("rot_a", "A: rotated dims", r.rot_a, 0);
   fig.readout("frac_a", "A: fraction rotated", r.frac_a, 3);
   fig.readout("longest_a", "A: longest wavelength", r.longest_a, 0, "positions");
@@ -139,6 +148,6 @@ export { compute };
 export default figure(draw, { layouts: [
   { width: 720, height: 490, strip: { x0: 60, w: 620, chars: 200 }, bar: { x: 160, w: 520, dy: 26 }, keys: [[60, 38], [440, 35]],
     keyChars: 200, plot: { x: 90, y: 41, w: 440, h: 180 } },
-  { width: 360, height: 712, headingAbove: true, strip: { x0: 28, w: 318, chars: 48 }, bar: { x: 28, w: 318, dy: 36, label: "above" },
-    keys: [[28, 36], [28, 52]], keyChars: 50, plot: { x: 80, y: 40, w: 262, h: 180 }, legend: "below" },
+  { width: 360, height: 672, headingAbove: true, strip: { x0: 28, w: 318, chars: 48 }, bar: { x: 28, w: 318, dy: 36, label: "above" },
+    keys: [[28, 36], [28, 52]], keyChars: 50, plot: { x: 80, y: 40, w: 262, h: 180 }, legend: "below", compact: true },
 ] });
