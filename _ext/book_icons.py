@@ -76,7 +76,11 @@ def _drop_unused_icon_rules(css: Path, used: set[str]) -> None:
 
 
 def _subset_icon_fonts(outdir: Path) -> None:
+    import logging
+
     from fontTools import subset
+
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # its INFO lines are not the build's news
 
     static = outdir / "_static"
     fonts = static / "vendor" / "fontawesome" / "webfonts"

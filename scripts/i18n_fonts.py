@@ -118,9 +118,12 @@ def translate_svg(svg: str, lang: str | None = None) -> str:
     if not used:
         return out
     import io
+    import logging
 
     from fontTools import subset
     from fontTools.ttLib import TTFont
+
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # its INFO lines are not the build's news
 
     font = TTFont(str(FONT), recalcTimestamp=False)
     options = subset.Options()
