@@ -150,14 +150,14 @@ def _weight(tokens: list[str]) -> int:
     return sum(1 for t in tokens if not t.isspace() and t not in _NOT_GLYPHS)
 
 
-def _break_long(piece: str) -> list[str]:
+def _break_long(piece: str, limit: int = _LONG_PIECE) -> list[str]:
     """``piece`` cut before its top-level binary + and − so that each part holds at most
-    ``_LONG_PIECE`` glyph-like tokens where a cut allows (the parts after the first start with
+    ``limit`` glyph-like tokens where a cut allows (the parts after the first start with
     their sign); where it has no such place, before the + and − directly inside its round or
     square brackets (``\\big(`` too, never ``\\left(`` or braces, which cannot span two lines);
     ``[piece]`` when it is short or has neither."""
     tokens = _TOKEN.findall(piece)
-    if _weight(tokens) <= _LONG_PIECE:
+    if _weight(tokens) <= limit:
         return [piece]
     top, inner, stack, previous = [], [], [], None
     for i, tok in enumerate(tokens):
@@ -176,11 +176,11 @@ def _break_long(piece: str) -> list[str]:
     cuts = top or inner
     parts, start, last = [], 0, 0
     for cut in cuts:  # greedy: cut at the last place that keeps the part short enough
-        if _weight(tokens[start:cut]) > _LONG_PIECE and last > start:
+        if _weight(tokens[start:cut]) > limit and last > start:
             parts.append(tokens[start:last])
             start = last
         last = cut
-    if _weight(tokens[start:]) > _LONG_PIECE and last > start:
+    if _weight(tokens[start:]) > limit and last > start:
         parts.append(tokens[start:last])
         start = last
     parts.append(tokens[start:])
@@ -326,6 +326,41 @@ def narrow_rendering(tex: str) -> str | None:
     return break_at_relations(t) or reflow_rows(t)
 
 
+#: An inline formula with more glyph-like tokens than this is cut at its relations
+#: (:func:`inline_parts`); a shorter one stays whole. A part is cut again before its + and −
+#: above _INLINE_PIECE tokens (a fold's column on a phone holds about 18 at the text's size).
+_INLINE_SPLIT = 12
+_INLINE_PIECE = 16
+
+
+def inline_parts(tex: str) -> list[str]:
+    """An inline formula as the parts a line may break between: cut after each top-level
+    relation (and before a ``\\quad``), a long part again after its top-level + and − (where TeX
+    breaks a formula in a paragraph; a display formula's narrow rendering, :func:`_lines`, breaks
+    before them); ``[tex]`` when it is short or has
+    nowhere to cut. MathJax 3 never breaks a formula inside a line, so a long one in a phone's
+    column (a proof in a fold: about 290 px) was cut (issue 45: 64 formulas on 13 chapter pages).
+
+    >>> inline_parts("a + b + c + d + e + f = g + h = i")
+    ['a + b + c + d + e + f =', 'g + h =', 'i']
+    """
+    if _weight(_TOKEN.findall(tex)) <= _INLINE_SPLIT:
+        return [tex]
+    pieces = _pieces(tex)
+    if pieces is None:
+        return [tex]
+    parts: list[str] = []
+    for piece in pieces:
+        for part in _break_long(piece, _INLINE_PIECE):
+            tokens = _TOKEN.findall(part.strip())
+            if parts and tokens and tokens[0] in _RELATIONS + ("+", "-"):  # a line breaks after
+                parts[-1] += " " + tokens[0]                                   # its relation, as TeX's
+                part = "".join(tokens[1:]).strip()
+            if part:
+                parts.append(part)
+    return parts
+
+
 _MATH_BOX = re.compile(r'^(\s*<(span|div)[^>]*>)(.*?)(</\2>\s*)$', re.S)
 
 
@@ -362,8 +397,26 @@ def _visit_math_mml(self, node) -> None:
         _MathML.originals[0][0](self, node)
     except nodes.SkipNode:
         pass
-    self.body[start:] = [_with_mathml("".join(self.body[start:]), False, node)]
+    markup = "".join(self.body[start:])
+    self.body[start:] = [_inline_with_mathml(markup, node)]
     raise nodes.SkipNode
+
+
+def _inline_with_mathml(markup: str, node) -> str:
+    """An inline formula box as MathML; a long one as one box per part (:func:`inline_parts`),
+    separated by spaces where a line may break, in a ``rope-math-run`` that reads as one formula."""
+    import html as html_lib
+
+    m = _MATH_BOX.match(markup)
+    tex = html_lib.unescape(m.group(3)).strip() if m else ""
+    if not (tex.startswith("\\(") and tex.endswith("\\)")) or "<" in m.group(3):
+        return _with_mathml(markup, False, node)
+    parts = inline_parts(tex[2:-2])
+    if len(parts) < 2:
+        return _with_mathml(markup, False, node)
+    boxes = [_with_mathml(m.group(1) + html_lib.escape("\\(" + part + "\\)", quote=False) + m.group(4).rstrip(),
+                          False, node) for part in parts]
+    return '<span class="rope-math-run">' + " ".join(boxes) + "</span>"
 
 
 def _visit_displaymath_mml(self, node) -> None:

@@ -90,6 +90,17 @@ def test_no_external_assets_in_html(built_book):
     assert not offenders, offenders
 
 
+def test_cross_references_show_no_raw_tex(built_book):
+    """A bare {ref} takes its text from the heading it names; a heading with maths then shows its
+    TeX source in the link ("turn by m\\theta"), in both editions. Such a reference names its text."""
+    ref = re.compile(r'<span class="std std-ref">([^<]*)</span>')
+    offenders = {}
+    for page in _pages(built_book):
+        hits = [t for t in ref.findall((built_book / page).read_text(encoding="utf-8")) if re.search(r"[\\$^_{}]", t)]
+        if hits:
+            offenders[page] = hits
+    assert not offenders, offenders
+
 # --- in a real browser ----------------------------------------------------------------------
 
 

@@ -277,3 +277,19 @@ def test_build_finished_work_runs_in_order(tmp_path):
                     "book_plots._finish", "book_icons._finish", "book_css._purge"]
     # all before reader_notebooks.py's (900), as when they were one handler at 900 registered before it
     assert max(listener.priority for listener in listeners if listener.handler.__module__ in EXTENSIONS) < 900
+
+
+def test_a_long_inline_formula_breaks_at_its_relations():
+    """MathJax never breaks a formula inside a line: a long inline one is written as one formula
+    box per part, cut after its top-level relations (and a long part after its + and −, as TeX breaks), with
+    spaces between where a phone's line may wrap; a short one stays one box."""
+    assert book_math.inline_parts(r"\theta_i = b^{-2i/d}") == [r"\theta_i = b^{-2i/d}"]
+    tex = r"\|R_m x\|^2 = (R_m x)^\top (R_m x) = x^\top x = \|x\|^2"
+    assert book_math.inline_parts(tex) == [r"\|R_m x\|^2 =", r"(R_m x)^\top (R_m x) =", r"x^\top x =", r"\|x\|^2"]
+    assert book_math.inline_parts(r"\langle a, b = c + d + e + f + g + h \rangle") == [
+        r"\langle a, b = c + d + e + f + g + h \rangle"]  # its relation is inside brackets: no cut
+    if book_math._MathML.available():
+        markup = '<span class="math notranslate nohighlight">\\(' + tex.replace("&", "&amp;") + "\\)</span>"
+        out = book_math._inline_with_mathml(markup, None)
+        assert out.startswith('<span class="rope-math-run">') and out.count("<math") == 4, out
+        assert "\\(" not in out and "</span> <span" in out
