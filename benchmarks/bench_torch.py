@@ -51,10 +51,10 @@ import numpy as np
 if "--no-thp" not in sys.argv:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
-import torch  # noqa: E402
+import torch
 
-import rope_edu  # noqa: E402
-from rope_edu import torch_rope  # noqa: E402
+import rope_edu
+from rope_edu import torch_rope
 
 SHAPE = (1, 32, 4096, 128)
 
@@ -96,7 +96,7 @@ class Timer:
             with torch.cuda.graph(graph):
                 for _ in range(self.inner):
                     fn()
-        except Exception as err:  # noqa: BLE001 - report and go on without the column
+        except Exception as err:
             print(f"  (CUDA graph capture failed: {type(err).__name__}: {err}; no kernel-only time)")
             return None
         return graph.replay
