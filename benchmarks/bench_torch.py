@@ -96,7 +96,7 @@ class Timer:
             with torch.cuda.graph(graph):
                 for _ in range(self.inner):
                     fn()
-        except Exception as err:
+        except Exception as err:  # report and go on without the column
             print(f"  (CUDA graph capture failed: {type(err).__name__}: {err}; no kernel-only time)")
             return None
         return graph.replay
