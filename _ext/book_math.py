@@ -146,6 +146,35 @@ _NOT_GLYPHS = {"{", "}", "^", "_", r"\,", r"\;", r"\!", r"\left", r"\right", r"\
                r"\Bigg", r"\mathrm", r"\text", r"\operatorname", r"\mathbf", r"\boldsymbol"}
 
 
+#: Bars that open and close an absolute value or a norm (|x|, \|x\|): a bar closes the one before
+#: it at the same level, else opens; after ``\left`` or ``\right`` it is that delimiter's own.
+_BARS = {"|", r"\|", r"\vert", r"\Vert", r"\lvert", r"\rvert"}
+
+
+def _nesting(tokens: list[str]) -> list[str | None]:
+    """Per token: "open", "close" or None. A formula is never cut inside |h_{i+1} − h_i| (issue 45:
+    a phone showed "|h_{i+1} −" on one line and "h_i|" on the next)."""
+    kinds: list[str | None] = []
+    stack: list[str] = []
+    previous = None
+    for tok in tokens:
+        kind = None
+        if tok in _BARS and previous not in (r"\left", r"\right"):
+            kind = "close" if stack and stack[-1] == tok else "open"
+        elif tok in _CLOSE:
+            kind = "close"
+        elif tok in _OPEN:
+            kind = "open"
+        if kind == "close" and stack:
+            stack.pop()
+        elif kind == "open":
+            stack.append(tok)
+        kinds.append(kind)
+        if not tok.isspace():
+            previous = tok
+    return kinds
+
+
 def _weight(tokens: list[str]) -> int:
     return sum(1 for t in tokens if not t.isspace() and t not in _NOT_GLYPHS)
 
@@ -160,8 +189,8 @@ def _break_long(piece: str, limit: int = _LONG_PIECE) -> list[str]:
     if _weight(tokens) <= limit:
         return [piece]
     top, inner, stack, previous = [], [], [], None
-    for i, tok in enumerate(tokens):
-        if tok in _CLOSE:
+    for i, (tok, kind) in enumerate(zip(tokens, _nesting(tokens))):
+        if kind == "close":
             stack = stack[:-1]
         elif tok in ("+", "-") and previous is not None and previous not in _RELATIONS + (
                 "+", "-", "(", "[", ",", r"\quad", r"\qquad"):
@@ -169,7 +198,7 @@ def _break_long(piece: str, limit: int = _LONG_PIECE) -> list[str]:
                 top.append(i)
             elif stack in (["("], ["["]):
                 inner.append(i)
-        if tok in _OPEN:
+        if kind == "open":
             stack.append(tok)
         if not tok.isspace():
             previous = tok
@@ -193,8 +222,8 @@ def _pieces(tex: str) -> list[str] | None:
     hand (``\\\\`` or ``&`` at its top level)."""
     tokens = _TOKEN.findall(tex)
     depth, pieces, current = 0, [], []
-    for i, tok in enumerate(tokens):
-        if tok in _CLOSE:
+    for i, (tok, kind) in enumerate(zip(tokens, _nesting(tokens))):
+        if kind == "close":
             depth = max(0, depth - 1)
         elif depth == 0 and tok in (r"\\", "&"):
             return None  # broken by hand already
@@ -204,7 +233,7 @@ def _pieces(tex: str) -> list[str] | None:
             if before and after and not before.endswith(("=", r"\le", r"\ge", "<", ">")):
                 pieces.append(before)
                 current = []
-        if tok in _OPEN:
+        if kind == "open":
             depth += 1
         current.append(tok)
     pieces.append("".join(current).strip())

@@ -164,6 +164,9 @@ def _split_verdicts(text: str) -> tuple[list[str], str]:
     return verdicts, "\n".join(rest).strip("\n")
 
 
+#: A solution's code cell folded where it stands, when it prints no verdict (by language).
+SOLUTION_CODE = {"en": "show the code", "zh": "显示代码"}
+
 #: A folded cell's line in the fold, by language: (figure with a caption, figure, table, output).
 LABELS = {
     "en": ("code of the figure: {}", "code of the figure above", "code of the table above",
@@ -259,6 +262,15 @@ def _in_exercise(node: nodes.Node) -> bool:
     return False
 
 
+def _in_solution(node: nodes.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if type(parent).__name__.startswith("solution"):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _fold(cell: nodes.container, language: str | None = "en") -> tuple[nodes.container, list[str], str, bool]:
     """Take a folded cell apart: (its code as a cell of the fold, its verdicts, its label, is a
     plot). The cell keeps, in place, whatever it printed besides its verdicts."""
@@ -321,6 +333,37 @@ class GatherChecks(SphinxPostTransform):
             section.insert(index, group)
 
 
+class FoldSolutions(SphinxPostTransform):
+    """Inside an opened solution the reader meets the answer, not a wall of code (issue 45: on a
+    phone a solution was mostly wrapped code). Each code cell of a solution keeps its place, its
+    code folded under its verdicts (or "show the code" when it prints none) and everything else
+    it printed below, open. The solution's title is plain text: sphinx-exercise makes "Exercise 3.1"
+    in it a link to the exercise (just above it), and a tap there jumped to the exercise instead
+    of opening the solution."""
+
+    default_priority = 198
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        zh = is_chinese(self.config.language)
+        for solution in [n for n in self.document.findall(nodes.Element) if type(n).__name__.startswith("solution")]:
+            for title in solution.findall(nodes.title):
+                for link in list(title.findall(nodes.reference)):
+                    link.replace_self(nodes.inline("", link.astext()))
+                break
+        for cell in list(self.document.findall(nodes.container)):
+            if (cell.get("nb_element") != "cell_code" or not _in_solution(cell)
+                    or not any(c.get("nb_element") == "cell_code_source" for c in cell.children)):
+                continue
+            at = next(i for i, c in enumerate(cell.children) if c.get("nb_element") == "cell_code_source")
+            folded, verdicts, _, _ = _fold(cell, self.config.language)
+            item = folded.children[0]
+            if not verdicts:
+                item["label"] = SOLUTION_CODE["zh" if zh else "en"]
+            cell.insert(at, item)
+            cell["classes"] = list(cell["classes"]) + ["rope-check-cell"]
+
+
 class TranslateVerdicts(SphinxPostTransform):
     """On a translated edition: the verdicts a cell prints in the flow (a visible check, a check in
     an exercise, a cell that prints more than verdicts) in the edition's language, as the folded
@@ -365,6 +408,7 @@ def setup(app: Sphinx) -> dict:
     app.add_node(check_group, html=(_visit_group, _depart))
     app.add_node(check_item, html=(_visit_item, _depart))
     app.add_post_transform(GatherChecks)
+    app.add_post_transform(FoldSolutions)
     app.add_post_transform(TranslateVerdicts)
     app.connect("builder-inited", _add_assets)
     app.connect("build-finished", _write_assets)

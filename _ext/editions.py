@@ -268,27 +268,27 @@ def _update_pending_xrefs(self) -> None:
                 new[name] = value
 
 
-#: Chinese punctuation that must not start a line (closing marks): kept on the line of the inline
-#: formula before it.
-_CLOSING = "，。、；：！？）」』】》"
+#: Punctuation that must not start a line (closing marks), by edition: kept on the line of the
+#: inline formula before it.
+_CLOSING = {"zh-CN": "，。、；：！？）」』】》", "en": ",.;:!?)"}
 
 
 def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
-    """In the Chinese edition, an inline formula and the closing punctuation right after it
-    (``$x$，``) go into one ``<span class="rope-nobr">`` (``white-space: nowrap``): a browser may
-    break the line after MathJax's inline-block, and the comma would start the next line."""
-    if _edition(app) == "en":
-        return
+    """An inline formula and the closing punctuation right after it (``$x$，``, ``$x$,``) go into
+    one ``<span class="rope-nobr">`` (``white-space: nowrap``): a browser may break the line after
+    MathJax's inline-block, and the comma would start the next line (on a phone it did, in both
+    editions)."""
+    closing = _CLOSING[_edition(app)]
     for math in list(doctree.findall(nodes.math)):
         parent = math.parent
         if parent is None:
             continue
         i = parent.index(math)
         after = parent[i + 1] if i + 1 < len(parent) else None
-        if not isinstance(after, nodes.Text) or not after.astext() or after.astext()[0] not in _CLOSING:
+        if not isinstance(after, nodes.Text) or not after.astext() or after.astext()[0] not in closing:
             continue
         text = after.astext()
-        n = len(text) - len(text.lstrip(_CLOSING))
+        n = len(text) - len(text.lstrip(closing))
         box = nodes.inline(classes=["rope-nobr"])
         # by index: a Text node is a str, and docutils' replace() and remove() take the first child
         # *equal* to it, another "。" earlier in the paragraph (which then moved to its end)

@@ -293,3 +293,18 @@ def test_a_long_inline_formula_breaks_at_its_relations():
         out = book_math._inline_with_mathml(markup, None)
         assert out.startswith('<span class="rope-math-run">') and out.count("<math") == 4, out
         assert "\\(" not in out and "</span> <span" in out
+
+
+def test_a_formula_is_never_cut_inside_bars():
+    """|h_{i+1} − h_i| is one unit, as a bracket is: the bar closes the bar that opened it (a
+    phone showed "|h_{i+1} −" at a line's end and "h_i|" on the next, issue 45), and a bar after
+    \\left or \\right belongs to that delimiter."""
+    tex = r"\sum_i |h_{i+1} - h_i|\,|S_{i+1}| \le \max_i|h_{i+1} - h_i| \sum_j |S_j| + a + b + c + d + e + f"
+    for parts in (book_math.inline_parts(tex), book_math._break_long(tex, 10)):
+        assert len(parts) > 1, parts
+        for part in parts:   # every part holds whole absolute values
+            assert part.count("|") % 2 == 0, parts
+    tex = r"\left|\sum_j S_j\right| \le \sum_i |h_{i+1} - h_i|\,|S_{i+1}| + |h_1 - h_0|\,|S_0| + x_1 + x_2"
+    assert book_math.inline_parts(tex)[0] == r"\left|\sum_j S_j\right| \le"
+    assert all(p.replace(r"\left|", "").replace(r"\right|", "").count("|") % 2 == 0
+               for p in book_math._break_long(tex, 10))

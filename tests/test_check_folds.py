@@ -3,7 +3,8 @@
 A copy of the repository whose table of contents holds one probe chapter is built with the real
 `make book` script: the folded checks of each section end up in one "✓ N checks in this
 section" fold, each verdict opening its code; what a check prints besides its verdict stays in
-the flow; visible checks and checks inside exercise solutions stay where they are. Then one
+the flow; visible checks and checks inside exercise solutions stay where they are, a solution's
+code folded under its own verdicts. Then one
 check is made wrong on purpose and the build must fail, naming the claim.
 """
 
@@ -56,6 +57,7 @@ def _chapter(value: str) -> dict:
         _md("## Exercises\n\n:::{exercise}\n:label: probe-ex\n\nDo it.\n:::\n\n"
             ":::{solution-start} probe-ex\n:class: dropdown\n:::\n\nSolved."),
         _code('with verify("inside a solution") as v:\n    v.true(True, "yes")', FOLDED),
+        _code('answer = 6 * 7\nprint("the answer:", answer)'),
         _md(":::{solution-end}\n:::"),
     ]
     return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
@@ -127,6 +129,26 @@ def test_visible_checks_and_solutions_stay_where_they_are(page):
     solution = page.select_one(".solution")
     assert solution is not None and "checked: inside a solution" in solution.get_text()
     assert not solution.select("details.rope-checks")
+
+
+def test_a_solutions_code_folds_where_it_stands(page):
+    """An opened solution shows its verdicts and what its cells print; each cell's code is one tap
+    further (issue 45: solutions were mostly code on a phone). Its title is plain text: a link there
+    jumped to the exercise instead of opening the solution."""
+    solution = page.select_one(".solution")
+    cells = solution.select("div.cell")
+    assert len(cells) == 2
+    folds = [c.find("details", class_="rope-check", recursive=False) for c in cells]
+    assert all(folds), [str(c)[:200] for c in cells]
+    assert [f.summary.get_text(" ", strip=True) for f in folds] == ["checked: inside a solution", "show the code"]
+    assert all(f.select_one(".cell_input") for f in folds)
+    assert not [i for i in solution.select(".cell_input") if not i.find_parent("details", class_="rope-check")]
+    # what the second cell prints stays open, after its code
+    output = cells[1].find("div", class_="cell_output", recursive=False)
+    assert output is not None and "the answer: 42" in output.get_text()
+    assert "checked:" not in cells[0].get_text().replace(folds[0].summary.get_text(), "")
+    title = solution.select_one(".admonition-title")
+    assert "Exercise" in title.get_text() and not title.select("a")
 
 
 def test_other_folded_code_joins_the_fold_of_its_section(page):

@@ -622,3 +622,25 @@ def test_punctuation_kept_with_maths_stays_where_it_was():
     editions._keep_punctuation_with_maths(App(), doc, "page")
     assert para.astext() == "y。d = 4 时，P。"
     assert isinstance(para[-1], nodes.inline) and para[-1].astext() == "P。"
+
+
+def test_english_punctuation_stays_with_its_formula():
+    """The English edition keeps ",", ".", ")" after an inline formula on its line too (a phone
+    started lines with ", a counter-clockwise" after a formula, issue 45); words after it are free."""
+    from docutils import nodes
+
+    class Config:
+        language = "en"
+
+    class App:
+        config = Config()
+
+    para = nodes.paragraph("", "", nodes.Text("turn by "), nodes.math("", "m\\theta"), nodes.Text(", a counter-clockwise turn"),
+                           nodes.Text(" and "), nodes.math("", "x"), nodes.Text(" too"))
+    doc = nodes.document(None, None)
+    doc += para
+    editions._keep_punctuation_with_maths(App(), doc, "page")
+    assert para.astext() == "turn by m\\theta, a counter-clockwise turn and x too"
+    box = para[1]
+    assert isinstance(box, nodes.inline) and "rope-nobr" in box["classes"] and box.astext() == "m\\theta,"
+    assert not isinstance(para[-2], nodes.inline)   # "x" is followed by a word: no box
