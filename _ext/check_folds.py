@@ -348,8 +348,8 @@ class FoldSolutions(SphinxPostTransform):
         zh = is_chinese(self.config.language)
         for solution in [n for n in self.document.findall(nodes.Element) if type(n).__name__.startswith("solution")]:
             for title in solution.findall(nodes.title):
-                for link in list(title.findall(nodes.reference)):
-                    link.replace_self(nodes.inline("", link.astext()))
+                for link in list(title.findall(nodes.reference)):   # as text: sphinx-togglebutton
+                    link.replace_self(nodes.Text(link.astext()))       # opens on a tap on the title itself
                 break
         for cell in list(self.document.findall(nodes.container)):
             if (cell.get("nb_element") != "cell_code" or not _in_solution(cell)

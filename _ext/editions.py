@@ -268,37 +268,49 @@ def _update_pending_xrefs(self) -> None:
                 new[name] = value
 
 
-#: Punctuation that must not start a line (closing marks), by edition: kept on the line of the
-#: inline formula before it.
+#: Punctuation that must not start a line (closing marks), and that must not end one (opening
+#: marks), by edition: kept on the line of the inline formula beside it.
 _CLOSING = {"zh-CN": "，。、；：！？）」』】》", "en": ",.;:!?)"}
+_OPENING = {"zh-CN": "（「『【《", "en": "("}
 
 
 def _keep_punctuation_with_maths(app: Sphinx, doctree, docname: str) -> None:
-    """An inline formula and the closing punctuation right after it (``$x$，``, ``$x$,``) go into
-    one ``<span class="rope-nobr">`` (``white-space: nowrap``): a browser may break the line after
-    MathJax's inline-block, and the comma would start the next line (on a phone it did, in both
-    editions)."""
-    closing = _CLOSING[_edition(app)]
+    """An inline formula and the closing punctuation right after it (``$x$，``, ``$x$,``), and an
+    opening bracket right before it (``($n \\le m$``), go into one ``<span class="rope-nobr">``
+    (``white-space: nowrap``): a browser may break the line beside MathJax's inline-block, and the
+    comma would start the next line or the bracket end one (on a phone they did, in both editions)."""
+    closing, opening = _CLOSING[_edition(app)], _OPENING[_edition(app)]
     for math in list(doctree.findall(nodes.math)):
         parent = math.parent
         if parent is None:
             continue
         i = parent.index(math)
         after = parent[i + 1] if i + 1 < len(parent) else None
-        if not isinstance(after, nodes.Text) or not after.astext() or after.astext()[0] not in closing:
-            continue
-        text = after.astext()
+        before = parent[i - 1] if i > 0 else None
+        text = after.astext() if isinstance(after, nodes.Text) else ""
         n = len(text) - len(text.lstrip(closing))
+        lead = before.astext() if isinstance(before, nodes.Text) else ""
+        m = len(lead) - len(lead.rstrip(opening))
+        if not n and not m:
+            continue
         box = nodes.inline(classes=["rope-nobr"])
         # by index: a Text node is a str, and docutils' replace() and remove() take the first child
         # *equal* to it, another "。" earlier in the paragraph (which then moved to its end)
         parent[i] = box
+        if m:
+            box += nodes.Text(lead[-m:])
         box += math
-        box += nodes.Text(text[:n])
-        if text[n:]:
-            parent[i + 1] = nodes.Text(text[n:])
-        else:
-            del parent[i + 1]
+        if n:
+            box += nodes.Text(text[:n])
+            if text[n:]:
+                parent[i + 1] = nodes.Text(text[n:])
+            else:
+                del parent[i + 1]
+        if m:
+            if lead[:-m]:
+                parent[i - 1] = nodes.Text(lead[:-m])
+            else:
+                del parent[i - 1]
 
 
 #: The code cells' outputs' words (plot captions and alt texts, table captions, headers and cells): one

@@ -644,3 +644,9 @@ def test_english_punctuation_stays_with_its_formula():
     box = para[1]
     assert isinstance(box, nodes.inline) and "rope-nobr" in box["classes"] and box.astext() == "m\\theta,"
     assert not isinstance(para[-2], nodes.inline)   # "x" is followed by a word: no box
+    para = nodes.paragraph("", "", nodes.Text("a causal model ("), nodes.math("", "n \\le m"), nodes.Text("), and"))
+    doc += para
+    editions._keep_punctuation_with_maths(App(), doc, "page")
+    assert para.astext() == "a causal model (n \\le m), and"
+    assert [type(c).__name__ for c in para.children] == ["Text", "inline", "Text"]
+    assert para[1].astext() == "(n \\le m),"   # the bracket does not end a line either
