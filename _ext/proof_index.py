@@ -2,6 +2,11 @@
 
 sphinx-proof's own index lists raw labels (``thm-rope-group``) in alphabetical order. This one
 groups the results by chapter, in the order of the pages and with the numbers and titles they show.
+
+Also: a proof folded in a "Proof" dropdown (``::::{admonition} Proof`` with ``:class: dropdown``
+around ``:::{prf:proof}``) opened on "Proof" and then "Proof." again, which sphinx-proof writes
+before every proof's text (issue 45). On the HTML pages the repeated word goes; the catalogs keep
+their messages (the gettext builder sees the text as written).
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx_proof.domain import ProofIndex
+from sphinx_proof.nodes import proof_node
 
 HEADER = re.compile(r"^:{3,}\{prf:(?P<type>[a-z]+)\}[ \t]*(?P<title>.*)\n(?P<options>(?::[a-z-]+:.*\n)*)", re.M)
 
@@ -72,6 +79,39 @@ def generate(self: ProofIndex, docnames=None):
     return content, False
 
 
+#: The word a proof starts with: sphinx-proof's "Proof. ", or the Chinese catalog's translation of it.
+PROOF_WORD = re.compile(r"^\s*(?:Proof|证明)\s*[.。:：]\s*")
+
+
+def _folded_proof_label(proof: nodes.Element) -> nodes.Text | None:
+    """The text node that starts ``proof`` with "Proof." when a dropdown titled "Proof" holds it."""
+    fold = proof.parent
+    if not isinstance(fold, nodes.admonition) or "dropdown" not in fold["classes"]:
+        return None
+    title = next((c for c in fold.children if isinstance(c, nodes.title)), None)
+    if title is None or not PROOF_WORD.match(title.astext() + "."):
+        return None
+    para = next(proof.findall(nodes.paragraph), None)
+    first = next(para.findall(nodes.Text), None) if para is not None else None
+    return first if first is not None and PROOF_WORD.match(first.astext()) else None
+
+
+def drop_repeated_proof_word(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Say "Proof" once in a folded proof: drop the body's "Proof." under the fold's "Proof"."""
+    if app.builder.format != "html":
+        return
+    for proof in list(doctree.findall(proof_node)):
+        first = _folded_proof_label(proof)
+        if first is None:
+            continue
+        rest = PROOF_WORD.sub("", first.astext(), count=1)
+        if rest:
+            first.parent.replace(first, nodes.Text(rest))
+        else:
+            first.parent.remove(first)
+
+
 def setup(app: Sphinx) -> dict:
     ProofIndex.generate = generate
+    app.connect("doctree-resolved", drop_repeated_proof_word)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -150,3 +150,62 @@ def test_a_dot_picks_its_family_by_tap_click_and_keyboard(browser, tmp_path):
             context.close()
     finally:
         server.shutdown()
+
+
+def test_a_finger_gets_a_24px_target_on_a_phone(browser, tmp_path):
+    """On a phone (390x844, touch) the cells that hold a few families spread their dots at least
+    24 px apart, and a finger that lands near a dot, not on it, picks that dot (issue 45: the dots
+    were 6 px targets). At 1280 px the wide layout keeps its dots 9 units apart."""
+    import functools
+    import http.server
+    import importlib.util
+    import json
+    import threading
+
+    import figure_driver
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("figure_preview", ROOT / "scripts" / "figure_preview.py")
+    preview = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preview)
+    preview.write_page(["families"], tmp_path)
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(preview._QuietHandler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    cells = Counter((f.layout, f.rotary) for f in FAMILIES.values())
+    sparse = [k for k, f in FAMILIES.items() if cells[f.layout, f.rotary] <= 8]
+    assert len(sparse) >= 8 and "deepseek_v3" in sparse
+    centres_js = """host => Object.fromEntries([...host.querySelectorAll('[role=option]')].map(d => {
+        const b = d.getBoundingClientRect();
+        return [d.dataset.family, [b.x + b.width / 2, b.y + b.height / 2]]; }))"""
+    try:
+        # (the preview page has no viewport meta tag: is_mobile would lay it out 980 px wide)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, device_scale_factor=2)
+        page = phone.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        host = page.locator(figure_driver.FIGURE_SELECTOR).first
+        host.wait_for()
+        assert json.loads(host.get_attribute("data-state")) == {"family": "llama"}
+        host.locator("[role=option][data-family=deepseek_v3]").scroll_into_view_if_needed()
+        centres = host.evaluate(centres_js)
+        for k in sparse:
+            x, y = centres[k]
+            nearest = min(((x - a) ** 2 + (y - b) ** 2) ** 0.5 for j, (a, b) in centres.items() if j != k)
+            assert nearest >= 24, (k, nearest)
+        # a finger 10 px off the dot, towards no other dot, picks it
+        for k in ("deepseek_v3", sparse[-1]):
+            x, y = host.evaluate(centres_js)[k]
+            page.touchscreen.tap(x, y + 10)
+            assert json.loads(host.get_attribute("data-state")) == {"family": k}, k
+            assert host.locator("[role=option][aria-selected=true]").get_attribute("data-family") == k
+        phone.close()
+        desk = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = desk.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        host = page.locator(figure_driver.FIGURE_SELECTOR).first
+        host.wait_for()
+        xs = host.evaluate("h => [...h.querySelectorAll('[role=option]')].slice(0, 2).map(d => +d.getAttribute('cx'))")
+        assert xs[1] - xs[0] == 9, xs
+        desk.close()
+    finally:
+        server.shutdown()

@@ -148,3 +148,60 @@ def test_proof_index_names_results_by_number_and_title(built_book):
     assert re.search(r"Theorem 4\.1\s+RoPE rotations form a group", text), text[:500]
     labels = re.findall(r"\b(?:thm|lem|cor|ch\d\d)-[a-z0-9-]+\b", text)
     assert not labels, f"raw labels in the proof index: {labels[:5]}"
+
+
+def test_a_folded_proof_says_proof_once():
+    """A proof folded in a "Proof" dropdown opened on "Proof" and then sphinx-proof's "Proof." (issue
+    45): on the HTML pages _ext/proof_index.py drops the second, in English and in Chinese; a proof
+    that is not folded, and the gettext builder's catalogs, keep it."""
+    import sys
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    from sphinx_proof.nodes import proof_node
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import proof_index
+
+    def page(fold_title: str | None, first: str) -> tuple[nodes.document, nodes.paragraph]:
+        doc = nodes.document(None, None)
+        body = nodes.admonition(classes=["proof", "proof"])
+        para = nodes.paragraph("", "", nodes.Text(first), nodes.emphasis("", "x"), nodes.Text(" sees no position."))
+        body += para
+        proof = proof_node()
+        proof += body
+        if fold_title is None:
+            doc += proof
+        else:
+            fold = nodes.admonition(classes=["dropdown"])
+            fold += nodes.title("", fold_title)
+            fold += proof
+            doc += fold
+        return doc, para
+
+    html, gettext = SimpleNamespace(builder=SimpleNamespace(format="html")), SimpleNamespace(builder=SimpleNamespace(format=""))
+    for title, first in (("Proof", "Proof. "), ("证明", "证明。"), ("证明", "证明：")):
+        doc, para = page(title, first)
+        proof_index.drop_repeated_proof_word(html, doc, "x")
+        assert para.astext() == "x sees no position.", (title, para.astext())
+    for app, title in ((html, None), (html, "Why it holds"), (gettext, "Proof")):
+        doc, para = page(title, "Proof. ")
+        proof_index.drop_repeated_proof_word(app, doc, "x")
+        assert para.astext() == "Proof. x sees no position.", (title, para.astext())
+
+
+def test_folded_proofs_on_the_built_pages_say_proof_once(built_book):
+    """Every proof in a "Proof" fold, on both editions' chapter pages, starts with its argument."""
+    folded = 0
+    for page in sorted((built_book / "notebooks").glob("*.html")) + sorted((built_book / "zh" / "notebooks").glob("*.html")):
+        for fold in page_soup(page).select("div.dropdown.admonition"):
+            proof = fold.select_one("div.proof")
+            title = fold.select_one(".admonition-title")
+            if proof is None or title is None or title.get_text(strip=True) not in ("Proof", "证明"):
+                continue
+            folded += 1
+            first = proof.select_one("p").get_text(" ", strip=True)
+            assert not re.match(r"(?:Proof|证明)\s*[.。:：]", first), f"{page.name}: {first[:60]}"
+    assert folded >= 20, folded

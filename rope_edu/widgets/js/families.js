@@ -10,6 +10,7 @@ const FAMILY_TURNS = { head: "the whole head", fraction: "a leading fraction", r
 const FAMILY_NORMS = { none: "not normalised", before_rope: "normalised, then rotated",
   after_rope: "rotated, then divided by their root mean square" };
 const DOT = 9;  // units between two dots of the grid
+const TOUCH_PX = 12;  // a touch this near a dot picks it: a 24 px target
 let familyFocus = null;  // the family a dot just picked: its new dot takes the focus
 
 function groupedInt(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
@@ -65,28 +66,58 @@ function draw(fig) {
   // order, Enter or Space picks.
   const box = el("g", { role: "listbox", "aria-label": tr("model families in the grid") });
   const dots = [];
+  // A phone's layout (grid.spread: units between dots, about 24 px there) spreads the dots of a
+  // cell that holds a few, as far apart as a fingertip needs; the crowded cells keep DOT.
+  const spread = L.grid.spread || 0;
+  const spreadPer = spread ? Math.floor((col - 8) / spread) : 0;
+  const spreads = (cell) => spread > 0 && Math.ceil(cell.length / spreadPer) <= 2;
+  const cellDots = [];  // per cell: its rect and its dots (a tap near a dot picks it)
   for (const rot of d.rotary) {
     const cells = d.layouts.map((lay) => keys.filter((k) => d.families[k].layout === lay && d.families[k].rotary === rot));
-    const h = 24 + Math.ceil(Math.max(1, ...cells.map((c) => c.length)) / perRow) * DOT;
+    const crowded = cells.filter((c) => !spreads(c));
+    let h = 24 + Math.ceil(Math.max(1, ...crowded.map((c) => c.length)) / perRow) * DOT;
+    for (const c of cells.filter(spreads)) {
+      h = Math.max(h, 26 + (Math.ceil(c.length / spreadPer) - 1) * spread + spread / 2);
+    }
     textLines(fig.svg, gx, y + 16, FAMILY_TURNS[rot], L.grid.chars, { class: "legend-label" });
     cells.forEach((cell, j) => {
       const x0 = gx + lw + j * col;
       const mine = cell.includes(key);
-      el("rect", { x: x0 + 2, y, width: col - 4, height: h - 4, rx: 4, fill: mine ? "#e8f1f8" : "#f6f6f6",
+      const rect = el("rect", { x: x0 + 2, y, width: col - 4, height: h - 4, rx: 4, fill: mine ? "#e8f1f8" : "#f6f6f6",
         stroke: mine ? COLORS.q : "#ddd" }, fig.svg);
       text(fig.svg, x0 + col - 8, y + 14, `${cell.length}`, { class: "tick-label", "text-anchor": "end" });
+      const wide = spreads(cell);
+      const [step, per, left] = wide ? [spread, spreadPer, x0 + 4 + spread / 2] : [DOT, perRow, x0 + 9];
+      const mineDots = [];
       cell.forEach((k, i) => {
-        const cx = x0 + 9 + (i % perRow) * DOT, cy = y + 22 + Math.floor(i / perRow) * DOT;
+        const cx = left + (i % per) * step, cy = y + 22 + Math.floor(i / per) * step;
         const dot = el("circle", { cx, cy, r: 3, fill: d.families[k].layers_differ ? COLORS.orange : COLORS.q,
           class: "rope-fig-pick", role: "option", "aria-label": d.families[k].label,
           "aria-selected": String(k === key), tabindex: k === key ? 0 : -1, "data-family": k });
         dots.push(dot);
+        mineDots.push(dot);
         if (k === key) picked = [cx, cy];
       });
+      cellDots.push([rect, mineDots]);
     });
     y += h;
   }
   const pick = (k) => { familyFocus = k; fig.model.set("family", k); fig.model.save_changes(); };
+  // A touch (a finger, not a mouse) that lands in a cell near a dot rather than on it picks the
+  // nearest dot within TOUCH_PX: every dot's target is a 24 px disc, less only where another
+  // dot is nearer (the crowded cells; the drop-down above the figure picks any family too).
+  for (const [rect, mineDots] of cellDots) {
+    rect.addEventListener("click", (e) => {
+      if (e.pointerType !== "touch" && !matchMedia("(pointer:coarse)").matches) return;
+      let best = null, bestDist = TOUCH_PX;
+      for (const dot of mineDots) {
+        const b = dot.getBoundingClientRect();
+        const dist = Math.hypot(b.x + b.width / 2 - e.clientX, b.y + b.height / 2 - e.clientY);
+        if (dist <= bestDist) { best = dot; bestDist = dist; }
+      }
+      if (best) pick(best.dataset.family);
+    });
+  }
   dots.forEach((dot, i) => {
     box.appendChild(dot);
     dot.addEventListener("click", () => pick(dot.dataset.family));
@@ -136,6 +167,6 @@ export { familyNumbers, cardLines };
 export default figure(draw, { layouts: [
   { width: 690, height: 300, headingAbove: true, grid: { x: 4, y: 14, label: 100, col: 112, chars: 15 },
     card: { x: 334, y: 16, chars: 54 } },
-  { width: 380, height: 512, headingAbove: true, grid: { x: 4, y: 14, label: 104, col: 136, chars: 16 },
-    card: { x: 4, y: 234, chars: 56 } },
+  { width: 380, height: 544, headingAbove: true, grid: { x: 4, y: 14, label: 104, col: 136, chars: 16, spread: 26 },
+    card: { x: 4, y: 266, chars: 56 } },
 ] });
