@@ -66,17 +66,22 @@ function draw(fig) {
     el("circle", { cx: right.sx(m.trained), cy: right.sy(m.base), r: 3.5, fill: COLORS.black }, right.g);
   });
   // each spot named on the plot (short names, as in the chapter's static figure of the models),
-  // beside its dot: the first side, of four, where the name clears the names already placed and
-  // stays inside the panel
+  // beside its dot: the first of six places where the name clears the dots, the dotted lines and
+  // the names already placed, and stays inside the panel
   const placed = [];
+  shown.forEach((m) => {
+    const x = right.sx(m.trained), y = right.sy(m.base);
+    const x2 = m.released ? right.sx(Math.min(m.released, xr[1])) : x;
+    placed.push({ x: x - 4, y: y - 4, w: x2 - x + 8, h: 8 });
+  });
   const clear = (r) => r.x >= right.box.x + 2 && r.x + r.w <= right.box.x + right.box.w - 2 && r.y >= right.box.y + 2 &&
     r.y + r.h <= right.box.y + right.box.h - 2 &&
     placed.every((o) => r.x + r.w < o.x || o.x + o.w < r.x || r.y + r.h < o.y || o.y + o.h < r.y);
   for (const [spot, label] of spots) {
     const [t, base] = spot.split("|").map(Number);
     const cx = right.sx(t), cy = right.sy(base), w = 6.6 * label.length, h = 13;
-    const sides = [[cx - 5 - w, cy - 6 - h], [cx + 5, cy - 6 - h], [cx - 5 - w, cy + 5], [cx + 5, cy + 5]]
-      .map(([x, y]) => ({ x, y, w, h }));
+    const sides = [[cx - 5 - w, cy - 6 - h], [cx + 5, cy - 6 - h], [cx - 5 - w, cy + 5], [cx + 5, cy + 5],
+      [cx - 7 - w, cy - h / 2], [cx - w / 2, cy - 8 - h]].map(([x, y]) => ({ x, y, w, h }));
     const r = sides.find(clear) || sides[0];
     placed.push(r);
     text(right.g, r.x, r.y + h - 2, label, { class: "legend-label", "data-model": label });
