@@ -65,13 +65,26 @@ function draw(fig) {
     }
     el("circle", { cx: right.sx(m.trained), cy: right.sy(m.base), r: 3.5, fill: COLORS.black }, right.g);
   });
-  let n = 0;
-  const key = [];
+  // each spot named on the plot (short names, as in the chapter's static figure of the models),
+  // beside its dot: the first of six places where the name clears the dots, the dotted lines and
+  // the names already placed, and stays inside the panel
+  const placed = [];
+  shown.forEach((m) => {
+    const x = right.sx(m.trained), y = right.sy(m.base);
+    const x2 = m.released ? right.sx(Math.min(m.released, xr[1])) : x;
+    placed.push({ x: x - 4, y: y - 4, w: x2 - x + 8, h: 8 });
+  });
+  const clear = (r) => r.x >= right.box.x + 2 && r.x + r.w <= right.box.x + right.box.w - 2 && r.y >= right.box.y + 2 &&
+    r.y + r.h <= right.box.y + right.box.h - 2 &&
+    placed.every((o) => r.x + r.w < o.x || o.x + o.w < r.x || r.y + r.h < o.y || o.y + o.h < r.y);
   for (const [spot, label] of spots) {
     const [t, base] = spot.split("|").map(Number);
-    n++;
-    key.push(`${n}: ${label}`);
-    text(right.g, right.sx(t) - 4, right.sy(base) - 6, String(n), { class: "legend-label", "text-anchor": "end" });
+    const cx = right.sx(t), cy = right.sy(base), w = 6.6 * label.length, h = 13;
+    const sides = [[cx - 5 - w, cy - 6 - h], [cx + 5, cy - 6 - h], [cx - 5 - w, cy + 5], [cx + 5, cy + 5],
+      [cx - 7 - w, cy - h / 2], [cx - w / 2, cy - 8 - h]].map(([x, y]) => ({ x, y, w, h }));
+    const r = sides.find(clear) || sides[0];
+    placed.push(r);
+    text(right.g, r.x, r.y + h - 2, label, { class: "legend-label", "data-model": label });
   }
   const ok = L <= reaches[k];
   el("circle", { cx: right.sx(L), cy: right.sy(b), r: 7, fill: ok ? COLORS.v : COLORS.k, stroke: COLORS.black,
@@ -81,16 +94,23 @@ function draw(fig) {
   legend(svg, 392, 364, [["criterion holds (per base, up to its first failure)", COLORS.sky],
     ["released model: trained / released context", COLORS.black, true]]);
 
-  fig.readout("base", "base b", b, b >= 1e6 ? 2 : 0);
-  fig.readout("context", "context L", L, 0, "tokens");
-  fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
-  fig.readout("critical", "critical dimension", 2 * turning, 0, `of ${d}`);
+  // on a phone (compact) the readouts sit between the controls and the plots (readoutsAbove), the
+  // criterion's first; the base and the context are on their sliders already
+  if (!fig.layout.compact) {
+    fig.readout("base", "base b", b, b >= 1e6 ? 2 : 0);
+    fig.readout("context", "context L", L, 0, "tokens");
+    fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
+    fig.readout("critical", "critical dimension", 2 * turning, 0, `of ${d}`);
+  }
   fig.readout("reach", "criterion holds up to", reaches[k], 0, "tokens");
   fig.readout("ratio", "reach ÷ L", reaches[k] / L, 3);
-  if (key.length) {
-    fig.note(`Models (dots: trained context, or a sliding window or attention chunk; rings: released context): ${key.join("; ")}. ` +
-      "Dots and rings sit at the model's own base; the shade is for unscaled frequencies, so it does not judge a " +
-      "ring whose model scales its frequencies (the chapter's table gives the scaled reach).");
+  if (fig.layout.compact) {
+    fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
+  }
+  if (spots.size) {
+    fig.note("Dots: the trained context (or a sliding window or attention chunk); rings: the released context; " +
+      "both at the model's own base. The shade is for unscaled frequencies, so it does not judge a ring whose " +
+      "model scales its frequencies (the chapter's table gives the scaled reach).");
   }
   fig.note(`The marker is (L, b): green where the criterion holds at every distance below L, vermillion where it fails. ` +
     `Only models that rotate every coordinate of a ${d}-dimensional head are drawn; partial rotary and MLA never fail it.`);
@@ -99,9 +119,10 @@ function draw(fig) {
 // 745 wide: the drawing's smallest width (10 px text) then fits the book's 688 px column at 1280 px
 // Wide: the two panels side by side. Narrow (a phone): the panels and legends stacked (tiles),
 // the criterion panel first, shorter and narrower, with its legend, so that it shares the page's
-// first screen with the controls; the wavelengths and their legend under it.
+// first screen with the controls, and the readouts above them (readoutsAbove), so that the reach
+// stays in view while the base is dragged; the wavelengths and their legend under it.
 export default figure(draw, { layouts: [
   { width: 745, height: 400, right: { x: 392, y: 34, w: 335, h: 286 } },
-  { width: 745, height: 400, right: { x: 392, y: 34, w: 290, h: 236 },
+  { width: 745, height: 400, right: { x: 392, y: 34, w: 290, h: 236 }, readoutsAbove: true, compact: true,
     tiles: [[336, 12, 360, 298], [384, 354, 352, 36], [0, 12, 310, 344], [54, 354, 300, 36]] },
 ] });

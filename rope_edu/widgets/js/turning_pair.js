@@ -54,6 +54,11 @@ function draw(fig) {
   fig.readout("turn_k", "turn of k, mod 360°", ((n * theta * 180) / Math.PI) % 360, 0, "°");
   fig.readout("angle", "angle between them", between, 1, "°");
   fig.readout("score", "score q·k", score, 3);
+  // why "angle between" is not the difference of the two turns: the arrows start apart
+  const start = (v) => (Math.atan2(v[1], v[0]) * 180) / Math.PI;
+  fig.note(`q and k start at different angles: before any turn, q points at ${fmt(start(q), 1)}° and k at ` +
+    `${fmt(start(k), 1)}°, so the angle between them is the turn of q minus the turn of k, less ` +
+    `${fmt(start(k) - start(q), 1)}° (modulo 360°).`);
 }
 
 // Wide: the plane left, the tokens and legend right. Narrow: the tokens above the plane, no legend
