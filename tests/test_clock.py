@@ -124,3 +124,12 @@ def test_live_widget_has_one_trait_per_control():
     assert (w.m, w.base) == (1024, "500000")
     assert w._name == "clock" and [c["name"] for c in w._controls] == ["m", "base"]
     np.testing.assert_allclose(w._data["bases"]["500000"]["theta"], frequencies(16, 500000.0))
+
+
+def test_a_dials_turn_count_reads_as_a_decimal():
+    """The dials print small turn counts as decimals ("0.0048 turns"), never as 4.8e−3 (issue 45)."""
+    from node_figure import call_js
+
+    out = call_js("clock", "turnsLabel", [[0.0048, False], [0.004837, True], [0.00003, False], [0.5, False], [0, False],
+                                          [1234.5, True], [1234.5, False]])
+    assert out == ["0.0048", "0.0048", "< 0.0001", "0.50", "0.00", "1235", "1234.50"], out

@@ -44,7 +44,7 @@ function draw(fig) {
     el("circle", { cx, cy, r: 2.5, fill: COLORS.black }, g);
     if (!compact) text(g, cx, cy - r - 24, `pair ${i}`, { class: "axis-label", "text-anchor": "middle" });
     text(g, cx, cy - r - 9, `λ${subscript(i)} = ${fmt(wavelength[i], compact && wavelength[i] >= 1000 ? 0 : 1)}`, { class: "legend-label", "text-anchor": "middle" });
-    text(g, cx, cy + r + 18, `${fmt(turns, compact && Math.abs(turns) >= 100 ? 0 : 2)} turns`, { class: "legend-label", "text-anchor": "middle", fill: done ? colour : "#8a5a00" });
+    text(g, cx, cy + r + 18, `${turnsLabel(turns, compact)} turns`, { class: "legend-label", "text-anchor": "middle", fill: done ? colour : "#8a5a00" });
     if (!compact) {
       fig.readout(`wavelength_${i}`, `λ${subscript(i)}`, wavelength[i], 1);
       fig.readout(`turns_${i}`, `turns${subscript(i)}`, turns, 2);
@@ -58,8 +58,18 @@ function draw(fig) {
 // 360-unit view with the heading above it as text, so that the controls and all eight dials
 // share the page's first screen; the dials print each wavelength and turn count, so the readouts
 // below keep only the count of full turns.
+// A dial's turn count as a reader reads it: "0.0048", not fmt's "4.8e−3" (issue 45); a hand that
+// has barely moved reads "< 0.0001"; a large count on a phone without decimals.
+function turnsLabel(turns, compact) {
+  const a = Math.abs(turns);
+  if (a > 0 && a < 0.0001) return "< 0.0001";
+  if (a > 0 && a < 0.01) return (Math.round(turns * 1e4) / 1e4).toFixed(4).replace(/0+$/, "");
+  return fmt(turns, compact && a >= 100 ? 0 : 2);
+}
+
 export default figure(draw, { layouts: [
   { width: 680, height: 405, cols: 4, cellH: 175, r: 50, top: 130, legends: [[120, 40], [420, 40]] },
   { width: 360, height: 272, cols: 4, cellH: 122, r: 30, top: 92, legends: [[40, 12], [40, 30]],
     compact: true, headingAbove: true },
 ] });
+export { turnsLabel };
