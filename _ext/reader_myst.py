@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from pybtex.richtext import Text
 from sphinx.application import Sphinx
 
 from reader_words import ENGLISH, PROOF_TYPES, Words, edition_words
@@ -55,7 +56,8 @@ class Resolver:
                 raise KeyError(f"citation {key!r} is not in the bibliography")
             entry = citation.entry
             people = entry.persons.get("author") or entry.persons.get("editor") or []
-            names = [" ".join(p.last_names) for p in people]
+            # LaTeX accents as the letters they make (Rozi{\`e}re: Rozière, not "Rozi`ere")
+            names = [Text.from_latex(" ".join(p.last_names)).render_as("text") for p in people]
             who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
             if not names:
                 who = str(entry.fields.get("organization") or entry.fields.get("title", key)).strip("{}")

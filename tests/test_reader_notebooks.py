@@ -116,6 +116,18 @@ def test_no_myst_left_and_links_resolve(built_english, chapter):
     assert md.count(SITE) >= len(re.findall(r"\{(?:cite|cite:p|cite:t|prf:ref|ref|eq|doc)\}`", source_md))
 
 
+def test_citations_read_as_names(built_english):
+    """A citation names its authors as letters, not LaTeX: "Rozière et al.", never "Rozi`ere"."""
+    cited, bad = 0, []
+    for chapter in CHAPTERS:
+        for who in re.findall(r"\[([^\]]*)\]\(" + re.escape(SITE) + r"book/bibliography\.html", _markdown(_reader(built_english, chapter))):
+            cited += 1
+            if re.search(r"[`{}\\]", who):
+                bad.append((chapter.stem, who))
+    assert cited, "no citation found in the reader notebooks"
+    assert not bad, bad[:5]
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_theorems_numbered_and_solutions_folded(built_english, chapter):
     nb = _reader(built_english, chapter)
