@@ -630,9 +630,34 @@ def _chinese_solution_titles(app: Sphinx) -> None:
     post_transforms.resolve_solution_title = resolve_in_chinese
 
 
+# A MyST footnote reference, ``[^label]`` (not its definition, ``[^label]: ...``).
+FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+
+
+def _with_footnote_definitions(publish):
+    """Sphinx parses each translated message alone, without the page's footnote definitions, and
+    MyST reads ``[^label]`` with no definition as text, so a translated paragraph would lose its
+    footnote references (Sphinx warns: inconsistent footnote references). The message is parsed
+    with a stand-in definition for each label it references: the paragraph then keeps real
+    references, which Sphinx links to the page's translated footnotes (the definition itself is
+    its own message)."""
+    if getattr(publish, "_rope_footnotes", False):
+        return publish
+
+    def publish_msgstr(app, source, *args, **kwargs):
+        labels = list(dict.fromkeys(FOOTNOTE_REF.findall(source)))
+        if labels:
+            source += "\n\n" + "\n".join(f"[^{label}]: -" for label in labels)
+        return publish(app, source, *args, **kwargs)
+
+    publish_msgstr._rope_footnotes = True  # type: ignore[attr-defined]
+    return publish_msgstr
+
+
 def setup(app: Sphinx) -> dict:
     from sphinx.transforms import i18n
 
+    i18n.publish_msgstr = _with_footnote_definitions(i18n.publish_msgstr)
     if hasattr(i18n, "_NodeUpdater") and hasattr(i18n._NodeUpdater, "update_pending_xrefs"):
         i18n._NodeUpdater.update_pending_xrefs = _update_pending_xrefs
     _index_terms_inside_terms()

@@ -154,6 +154,28 @@ def lower_roles(text: str, docname: str, r: Resolver) -> str:
     )
 
 
+FOOTNOTE_DEF = re.compile(r"^\[\^(?P<label>[^\]\s]+)\]:[ \t]*", re.M)
+FOOTNOTE_REF = re.compile(r"\[\^(?P<label>[^\]\s]+)\]")
+
+
+def lower_footnotes(text: str, state: dict) -> str:
+    """MyST footnotes, which Jupyter front ends do not read: a reference ``[^label]`` becomes its
+    number as a superscript, a definition ``[^label]: ...`` a paragraph that starts with it, where
+    the author wrote it. Numbered in order of definition through the notebook (``state``), as the
+    site numbers them."""
+    numbers = state.setdefault("footnotes", {})
+    for m in FOOTNOTE_DEF.finditer(text):
+        numbers.setdefault(m["label"], len(numbers) + 1)
+
+    def number(label: str) -> str:
+        if label not in numbers:
+            raise KeyError(f"footnote [^{label}] has no definition before its cell's end")
+        return f"<sup>{numbers[label]}</sup>"
+
+    text = FOOTNOTE_DEF.sub(lambda m: number(m["label"]) + " ", text)
+    return FOOTNOTE_REF.sub(lambda m: number(m["label"]), text)
+
+
 def _tag_equations(text: str, r: Resolver) -> str:
     """``$$ ... $$ (label)`` -> ``$$ ... \\tag{n} $$`` (the number the site shows)."""
 

@@ -47,7 +47,7 @@ from typing import Callable
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from reader_myst import EMPTY_DETAILS, Resolver, lower_directives, lower_roles
+from reader_myst import EMPTY_DETAILS, Resolver, lower_directives, lower_footnotes, lower_roles
 from reader_pictures import svg_key, take_pictures
 from reader_publish import Published, publish_wheel, write_binder
 from reader_words import ENGLISH, Words, edition_words, markdown_translator, page_messages
@@ -177,7 +177,8 @@ def reader_notebook(nb: dict, docname: str, r: Resolver, executed: dict | None =
             title = state.get("solution")
             if translate is not None:
                 source = translate(source)
-            text = lower_directives(lower_roles(source, docname, r), docname, r, state, words)
+            text = lower_directives(lower_footnotes(lower_roles(source, docname, r), state), docname, r, state,
+                                    words)
             if in_solution:  # a solution that began in an earlier cell goes on here
                 text = f"<details>\n<summary>{words.continued(title)}</summary>\n\n{text}"
             if "solution" in state:  # ... and goes on after this cell: fold this part on its own

@@ -105,7 +105,8 @@ def edition_words(app: Sphinx) -> Words:
 
 #: What may stand before a message in the Markdown source: a list marker, a heading's hashes, a
 #: quote's ``>``, a directive's fence (its argument is a message: a theorem's title), indentation.
-_LEAD = r"(?P<lead>^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?|:{3,}\{[\w:-]+\}[ \t]+)*|\|[ \t]*)"
+_LEAD = (r"(?P<lead>^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?|:{3,}\{[\w:-]+\}[ \t]+"
+         r"|\[\^[^\]\s]+\]:[ \t]*)*|\|[ \t]*)")  # ... a footnote's definition, [^label]: its message
 _FENCE_LEAD = r"(?P<lead>^[ \t]*:{3,}\{[\w:-]+\}[ \t]+)"
 #: Sphinx's message for a proof's first paragraph carries the proof's label.
 _PROOF_LABEL = re.compile(r"^(?:Proof|证明)\s*[.。:：]\s*")

@@ -208,6 +208,25 @@ def test_markdown_translator_puts_each_message_in_its_place():
         "| 单元格 | other |\n\nA cell in a longer line stays.")
 
 
+def test_footnotes_keep_their_references_in_both_editions():
+    """A footnote's definition is a message of its own, put in place after its ``[^label]: ``; a
+    translated paragraph is parsed with a stand-in definition for each footnote it references, so
+    that Sphinx keeps the references (alone, MyST reads ``[^label]`` as text)."""
+    translate = reader_words.markdown_translator({
+        "A claim.[^src] More.": "一个说法。[^src] 更多。",
+        "The source, over two lines.": "来源，\n两行。",
+    })
+    assert translate("A claim.[^src]\nMore.\n\n[^src]: The source,\n    over two lines.") == (
+        "一个说法。[^src] 更多。\n\n[^src]: 来源，\n        两行。")
+    import editions
+    seen = []
+    publish = editions._with_footnote_definitions(lambda app, source, *rest: seen.append(source))
+    publish(None, "一个说法。[^src] 又[^two]，再[^src]。", "page", 1)
+    publish(None, "没有脚注。", "page", 2)
+    assert seen == ["一个说法。[^src] 又[^two]，再[^src]。\n\n[^src]: -\n[^two]: -", "没有脚注。"]
+    assert editions._with_footnote_definitions(publish) is publish   # patched once, whatever the builds
+
+
 def test_chinese_labels_of_the_reader_notebooks():
     words = reader_words.Words("zh_CN", {"Theorem": "定理", "Exercise": "练习", "Solution to": "解答"})
     assert words.head("Theorem", "4.1", "平面旋转") == "**定理 4.1**（平面旋转）。"

@@ -48,7 +48,8 @@ MYST = re.compile(
     r"|^\s*`{3,}\{"                  # backtick-fenced directives
     r"|^\(\S+\)=\s*$"                # label targets
     r"|^:(?:label|class|nonumber):"  # directive options
-    r"|\$\$\s*\(\S+\)",              # labelled display math
+    r"|\$\$\s*\(\S+\)"               # labelled display math
+    r"|\[\^[^\]\s]+\]",             # footnotes: [^label] and [^label]: ...
     re.M,
 )
 
@@ -722,6 +723,20 @@ def test_every_figure_widget_under_lower_bounds(which, tmp_path, request):
     for name, state in seen.items():
         control, value = moved[name]
         assert state[control] == value, f"{name}: {control} = {value!r} set in the kernel did not reach the front end"
+
+
+def test_footnotes_become_numbered_superscripts(monkeypatch):
+    """MyST footnotes, which Jupyter front ends do not read: each reference is its number, each
+    definition a paragraph that starts with it, numbered through the notebook as the site does."""
+    monkeypatch.syspath_prepend(str(ROOT / "_ext"))
+    module = importlib.import_module("reader_myst")
+    state: dict = {}
+    first = module.lower_footnotes("A claim.[^b] More.[^a]\n\n[^b]: Its source.\n\n[^a]: Another.", state)
+    assert first == "A claim.<sup>1</sup> More.<sup>2</sup>\n\n<sup>1</sup> Its source.\n\n<sup>2</sup> Another."
+    assert module.lower_footnotes("Later.[^c]\n\n[^c]: Third.", state) == "Later.<sup>3</sup>\n\n<sup>3</sup> Third."
+    assert not MYST.search(first)
+    with pytest.raises(KeyError, match="no definition"):
+        module.lower_footnotes("Dangling.[^nowhere]", state)
 
 
 def test_a_proof_dropdown_says_proof_once(monkeypatch):

@@ -61,7 +61,7 @@ function draw(fig) {
     x: [0, f.n_tokens], y: [y0, y1], ylog: true, xticks,
     yticks: yticks.map((t) => [t, grouped(t)]),
     xlabel: "position in the text (tokens)",
-    ylabel: fig.layout.compact ? "perplexity (log)" : "perplexity per 1,024 tokens (log)", ylabelOffset: 46,
+    ylabel: "perplexity (log)", ylabelOffset: 46,
   });
   // the window on the slider, the trained length L
   el("rect", { x: p.sx(c.start), y: p.box.y, width: p.sx(c.start + w) - p.sx(c.start), height: p.box.h,
@@ -137,22 +137,24 @@ function draw(fig) {
     }
     return;
   }
+  // a wide screen: the methods by their short names too, so that the readouts take three or four
+  // lines and the figure, readouts included, fits a 1280 x 800 screen (the menu gives the length)
   fig.readout("start", "window's first token", c.start, 0, "tokens");
-  for (const k of c.shown) fig.readout(k, `${d.names[k]}: perplexity`, c.readouts[k], 1);
+  for (const k of c.shown) fig.readout(k, `${TINY[k]}: perplexity`, c.readouts[k], 1);
   for (const k of c.retShown) {
     const n = c.ret[k].trials[c.col];
-    fig.readout(`${k}_rate`, `${d.names[k]}: keys retrieved at ${grouped(R.lengths[c.col])} (of ${n})`,
-      c.readouts[`${k}_rate`], 0, "%");
-    fig.readout(`${k}_logp`, `${d.names[k]}: mean log p of the key`, c.readouts[`${k}_logp`], 2);
+    fig.readout(`${k}_rate`, `${TINY[k]}: keys retrieved (of ${n})`, c.readouts[`${k}_rate`], 0, "%");
+    fig.readout(`${k}_logp`, `${TINY[k]}: mean log p of the key`, c.readouts[`${k}_logp`], 2);
   }
 }
 
 export { compute };
-// Wide: the key right of the plots. Narrow (a phone): a short drawing, so that the controls and
-// both panels they change fit one screen: shorter panels, the key between them in two columns.
+// Wide: the key right of the plots, the panels short enough that the controls, both panels and
+// the readouts fit a 1280 x 800 screen. Narrow (a phone): a short drawing, so that the controls
+// and both panels they change fit one screen: shorter panels, the key between them in two columns.
 export default figure(draw, { layouts: [
-  { width: 756, height: 590, box: { x: 70, y: 36, w: 470, h: 270 }, rbox: { x: 70, y: 380, w: 470, h: 150 },
-    key: { x: 576, y: 80 } },
+  { width: 756, height: 436, box: { x: 70, y: 30, w: 470, h: 190 }, rbox: { x: 70, y: 282, w: 470, h: 104 },
+    key: { x: 576, y: 74 } },
   { width: 380, height: 366, headingAbove: true, compact: true, box: { x: 58, y: 8, w: 306, h: 140 },
     key: { x: 58, y: 188, rows: 3, columns: 168, rowHeight: 16 }, rbox: { x: 58, y: 252, w: 306, h: 76 } },
 ] });
