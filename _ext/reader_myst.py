@@ -6,12 +6,25 @@ carry ``\\tag{n}``."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePosixPath
 
-from pybtex.richtext import Text
 from sphinx.application import Sphinx
 
 from reader_words import ENGLISH, PROOF_TYPES, Words, edition_words
+
+#: TeX's accent commands and the combining marks they put on the next letter.
+_ACCENTS = {"`": "\u0300", "'": "\u0301", "^": "\u0302", "~": "\u0303", '"': "\u0308", "=": "\u0304",
+            ".": "\u0307", "c": "\u0327", "v": "\u030c", "u": "\u0306", "H": "\u030b"}
+_ACCENT = re.compile(r"\{?\\([`'^~\"=.]|[cvuH](?![a-zA-Z]))\s*\{?([a-zA-Z])\}?\}?")
+
+
+def _letters(tex: str) -> str:
+    """A BibTeX name as the letters it makes: Rozi{\\`e}re is Rozière (the reader notebooks showed
+    "Rozi`ere"); what is left of braces and backslashes goes."""
+    text = _ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + _ACCENTS[m.group(1)]), tex)
+    return re.sub(r"[{}\\]", "", text)
+
 
 # MyST is lowered here with regular expressions, not parsed with markdown-it-py and mdit-py-plugins
 # (both installed with jupyter-book): the lowering rewrites a handful of constructs in place (roles,
@@ -57,7 +70,7 @@ class Resolver:
             entry = citation.entry
             people = entry.persons.get("author") or entry.persons.get("editor") or []
             # LaTeX accents as the letters they make (Rozi{\`e}re: Rozière, not "Rozi`ere")
-            names = [Text.from_latex(" ".join(p.last_names)).render_as("text") for p in people]
+            names = [_letters(" ".join(p.last_names)) for p in people]
             who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
             if not names:
                 who = str(entry.fields.get("organization") or entry.fields.get("title", key)).strip("{}")
