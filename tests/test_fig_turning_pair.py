@@ -57,10 +57,10 @@ def test_data_and_controls():
 @pytest.mark.parametrize("p, gap", [(0, 4), (0, 0), (12, 5), (30, 6)])
 def test_the_note_on_where_the_arrows_start(p, gap):
     """The figure's note (turning_pair.js): q and k start at different angles, q at a smaller one,
-    so the angle between them is the turn of q minus the turn of k, less that difference, modulo
+    so the angle between them is the turn of q, minus the turn of k, minus that difference, modulo
     360° (issue 45: a reader asked why 92° and 0° give 55.2°)."""
     start_q, start_k = (float(np.degrees(np.arctan2(v[1], v[0]))) for v in (tp.Q, tp.K))
-    assert start_k > start_q   # the note says "less"
+    assert start_k > start_q   # the note says "minus" that difference
     assert (round(start_q, 1), round(start_k, 1), round(start_k - start_q, 1)) == (16.7, 53.1, 36.4)
     r = tp.readouts(p=p, gap=gap)
     left = (r["turn_q"] - r["turn_k"] - (start_k - start_q) - r["angle"]) % 360

@@ -94,18 +94,16 @@ function draw(fig) {
   legend(svg, 392, 364, [["criterion holds (per base, up to its first failure)", COLORS.sky],
     ["released model: trained / released context", COLORS.black, true]]);
 
-  // on a phone (compact) the readouts sit between the controls and the plots (readoutsAbove), the
-  // criterion's first; the base and the context are on their sliders already
-  if (!fig.layout.compact) {
-    fig.readout("base", "base b", b, b >= 1e6 ? 2 : 0);
-    fig.readout("context", "context L", L, 0, "tokens");
-    fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
-    fig.readout("critical", "critical dimension", 2 * turning, 0, `of ${d}`);
-  }
+  // the criterion's reach first (on a desktop its first line is on the first screen); on a phone
+  // (compact) the readouts sit between the controls and the plots (readoutsAbove), and the base
+  // and the context are on their sliders already
   fig.readout("reach", "criterion holds up to", reaches[k], 0, "tokens");
   fig.readout("ratio", "reach ÷ L", reaches[k] / L, 3);
-  if (fig.layout.compact) {
-    fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
+  fig.readout("turning", "pairs with λᵢ ≤ L", turning, 0, `of ${pairs}`);
+  if (!fig.layout.compact) {
+    fig.readout("critical", "critical dimension", 2 * turning, 0, `of ${d}`);
+    fig.readout("base", "base b", b, b >= 1e6 ? 2 : 0);
+    fig.readout("context", "context L", L, 0, "tokens");
   }
   if (spots.size) {
     fig.note("Dots: the trained context (or a sliding window or attention chunk); rings: the released context; " +
