@@ -50,15 +50,15 @@ function draw(fig) {
   fig.readout("m", "query at", m, 0);
   fig.readout("n", "key at", n, 0);
   // each arrow's turn as the direction it points: modulo a full turn, in [0°, 360°)
-  fig.readout("turn_q", "turn of q, mod 360°", ((m * theta * 180) / Math.PI) % 360, 1, "°");
-  fig.readout("turn_k", "turn of k, mod 360°", ((n * theta * 180) / Math.PI) % 360, 1, "°");
-  fig.readout("angle", "angle between them", between, 1, "°");
+  fig.readout("turn_q", "turn of q, mod 360°", ((m * theta * 180) / Math.PI) % 360, 2, "°");
+  fig.readout("turn_k", "turn of k, mod 360°", ((n * theta * 180) / Math.PI) % 360, 2, "°");
+  fig.readout("angle", "angle between them", between, 2, "°");
   fig.readout("score", "score q·k", score, 3);
   // why "angle between" is not the difference of the two turns: the arrows start apart
   const start = (v) => (Math.atan2(v[1], v[0]) * 180) / Math.PI;
-  fig.note(`q and k start at different angles: before any turn, q points at ${fmt(start(q), 1)}° and k at ` +
-    `${fmt(start(k), 1)}°, so the angle between them is the turn of q, minus the turn of k, minus ` +
-    `${fmt(start(k) - start(q), 1)}° (modulo 360°).`);
+  fig.note(`q and k start at different angles: before any turn, q points at ${fmt(start(q), 2)}° and k at ` +
+    `${fmt(start(k), 2)}°, so the angle between them is the turn of q, minus the turn of k, minus ` +
+    `${fmt(start(k) - start(q), 2)}° (modulo 360°).`);
 }
 
 // Wide: the plane left, the tokens and legend right. Narrow: the tokens above the plane, no legend
