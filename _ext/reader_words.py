@@ -4,6 +4,7 @@ Markdown put through the page's gettext catalog (:func:`markdown_translator`).""
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 from typing import Callable
@@ -103,11 +104,40 @@ def edition_words(app: Sphinx) -> Words:
     return Words(lang, names)
 
 
-#: What may stand before a message in the Markdown source: a list marker, a heading's hashes, a
-#: quote's ``>``, a directive's fence (its argument is a message: a theorem's title), indentation.
-_LEAD = (r"(?P<lead>^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?|:{3,}\{[\w:-]+\}[ \t]+"
-         r"|\[\^[^\]\s]+\]:[ \t]*)*|\|[ \t]*)")  # ... a footnote's definition, [^label]: its message
-_FENCE_LEAD = r"(?P<lead>^[ \t]*:{3,}\{[\w:-]+\}[ \t]+)"
+#: What may stand before a message in the Markdown source, from the start of its line: a list
+#: marker, a heading's hashes, a quote's ``>``, a directive's fence (its argument is a message: a
+#: theorem's title), a footnote's definition (``[^label]:``), indentation; or, anywhere in a line,
+#: a table cell's ``|``. A theorem's title has only its fence before it.
+_LEAD = re.compile(r"[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?|:{3,}\{[\w:-]+\}[ \t]+"
+                   r"|\[\^[^\]\s]+\]:[ \t]*)*")
+_FENCE_LEAD = re.compile(r"[ \t]*:{3,}\{[\w:-]+\}[ \t]+")
+_CELL_LEAD = re.compile(r"\|[ \t]*\Z")
+#: What may follow a message: spaces, then the line's end or a table cell's ``|``.
+_LINE_END = re.compile(r"[ \t]*(?:$|\|)", re.M)
+_SPACE = re.compile(r"\s+")
+
+
+def _squash(source: str) -> tuple[str, list[tuple[int, int, bool]]]:
+    """``source`` with each run of white space one space, and where each piece of it starts:
+    ``(position in the squashed text, position in source, whether a space)``."""
+    flat, starts, last, n = [], [], 0, 0
+    for m in _SPACE.finditer(source):
+        text = source[last:m.start()]
+        starts += [(n, last, False), (n + len(text), m.start(), True)]
+        flat += [text, " "]
+        n += len(text) + 1
+        last = m.end()
+    starts.append((n, last, False))
+    flat.append(source[last:])
+    return "".join(flat), starts
+
+
+def _unsquash(starts: list[tuple[int, int, bool]], at: int) -> int:
+    """The position in the source of the squashed text's character ``at`` (a space: its run's start)."""
+    n, pos, space = starts[bisect.bisect_right(starts, (at, float("inf"), True)) - 1]
+    return pos if space else pos + at - n
+
+
 #: Sphinx's message for a proof's first paragraph carries the proof's label.
 _PROOF_LABEL = re.compile(r"^(?:Proof|证明)\s*[.。:：]\s*")
 #: Sphinx's message for a theorem's title: the title in parentheses, as sphinx-proof shows it.
@@ -154,28 +184,41 @@ def markdown_translator(messages: dict[str, str]) -> Callable[[str], str]:
             key, value = _PROOF_LABEL.sub("", msgid, count=1), _PROOF_LABEL.sub("", msgstr, count=1)
         words = key.split()
         if words:
-            pairs.append((key, value, r"\s+".join(map(re.escape, words)), _LEAD))
+            pairs.append((key, value, " ".join(words), False))
         titled = _TITLE.fullmatch(key)
         if titled and titled[1].split():   # a theorem's title: "(Title)" in the catalog, "Title" after the fence
             pairs.append((titled[1], _TITLE.sub(r"\1", value.strip()),
-                          r"\s+".join(map(re.escape, titled[1].split())), _FENCE_LEAD))
-    # the longest first: a message inside a longer one's text is not taken out of it
+                          " ".join(titled[1].split()), True))
+    # the longest first: a message inside a longer one's text is not taken out of it. A message is
+    # looked for as its words joined by single spaces in the source with each run of white space
+    # made one space (str.find: no pattern per message, whose compiling cost seconds an edition)
     pairs.sort(key=lambda p: -len(p[0]))
-    patterns = [(re.compile(lead + f"(?P<body>{body})" + r"(?=[ \t]*(?:$|\|))", re.M), value)
-                for _, value, body, lead in pairs]
+
+    def lead_start(source: str, at: int, title: bool) -> int | None:
+        """Where the lead before the message at ``at`` begins, or None if it may not stand there."""
+        line = source.rfind("\n", 0, at) + 1
+        if (_FENCE_LEAD if title else _LEAD).fullmatch(source, line, at):
+            return line
+        cell = None if title else _CELL_LEAD.search(source, line, at)
+        return cell.start() if cell else None
 
     def translate(source: str) -> str:
         found: list[tuple[str, str]] = []
-
-        def hold(value: str) -> Callable[[re.Match], str]:
-            def put(m: re.Match) -> str:
-                lead = m["lead"]
-                found.append((value, " " * len(lead.lstrip("\n")) if not lead.startswith("|") else ""))
-                return f"{lead}\0{len(found) - 1}\0"
-            return put
-
-        for pattern, value in patterns:
-            source = pattern.sub(hold(value), source)
+        flat, starts = _squash(source)
+        for _, value, words, title in pairs:
+            parts, done, at = [], 0, flat.find(words)
+            while at >= 0:
+                begin, end = _unsquash(starts, at), _unsquash(starts, at + len(words) - 1) + 1
+                start = lead_start(source, begin, title)
+                if start is not None and start >= done and _LINE_END.match(source, end):
+                    lead = source[start:begin]
+                    found.append((value, " " * len(lead) if not lead.startswith("|") else ""))
+                    parts += [source[done:start], f"{lead}\0{len(found) - 1}\0"]
+                    done = end
+                at = flat.find(words, at + (len(words) if done == end else 1))
+            if parts:
+                source = "".join(parts) + source[done:]
+                flat, starts = _squash(source)
 
         def back(m: re.Match) -> str:
             value, indent = found[int(m[1])]

@@ -34,7 +34,7 @@ from i18n_gate import (  # noqa: F401
     _prose, check, check_figures, check_outputs, figure_problems, font_problems, grouping_problems,
     maths_labels, markup_problems, plot_labels, plot_strings, problems, term_problems)
 from i18n_outputs import check_claims, output_messages, outputs_pot, printed_texts, update_outputs  # noqa: F401
-from i18n_site import ZH_INPUTS, build, config, inputs_key, translate_plots, write_search_dict  # noqa: F401
+from i18n_site import ZH_INPUTS, build, config, inputs_key, write_search_dict  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:

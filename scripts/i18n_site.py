@@ -5,6 +5,7 @@ English site and the plots' Chinese labels."""
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import re
 import shutil
@@ -88,51 +89,87 @@ def write_search_dict(root: Path) -> int:
 _URL = re.compile(r'((?:href|src)=")([^"#?:]+)')
 
 
-def _share(en: Path, zh: Path) -> int:
-    """Delete from the Chinese site every file under _static/ and _images/ that the English site
-    has byte for byte, and point the Chinese pages at the English copy; returns bytes saved. The
-    package's wheel and Binder's environment (wheels/, binder/) are the English site's too: the
-    Chinese reader notebooks install that wheel, and Binder reads the branch's root."""
-    shared: set[Path] = set()
-    saved = 0
-    for folder in ("_static", "_images", "wheels", "binder"):
-        for path in sorted((zh / folder).rglob("*")):
-            twin = en / path.relative_to(zh)
-            if path.is_file() and twin.is_file() and filecmp.cmp(path, twin, shallow=False):
-                shared.add(path.relative_to(zh))
-                saved += path.stat().st_size
-                path.unlink()
-        for path in sorted((zh / folder).rglob("*"), reverse=True) + [zh / folder]:
-            if path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
-    for page in zh.rglob("*.html"):
-        here = page.parent
-        text = page.read_text(encoding="utf-8")
-
-        def up(m: re.Match) -> str:
-            target = Path(os.path.normpath(here / m.group(2)))
-            try:
-                rel = target.relative_to(zh)
-            except ValueError:
-                return m.group(0)
-            return m.group(1) + "../" + m.group(2) if rel in shared else m.group(0)
-
-        page.write_text(_URL.sub(up, text), encoding="utf-8")
-    return saved
+#: The Chinese site's folders whose files the English site may hold byte for byte (then shared).
+SHAREABLE = ("_static", "_images", "wheels", "binder")
 
 
-def translate_plots(root: Path, site: Path) -> int:
-    """The plots of the Chinese site (SVG, text kept as text) with their labels through the figure
-    catalog and the Chinese font they need embedded (translate_svg); returns how
-    many changed. A plot no message matches stays byte for byte the English one (and is shared)."""
-    changed = 0
-    for path in sorted((site / "_images").glob("*.svg")):
-        svg = path.read_text(encoding="utf-8")
-        out = translate_svg(svg, LANG)
-        if out != svg:
-            path.write_text(out, encoding="utf-8")
-            changed += 1
-    return changed
+def _signature(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _point_up(page: Path, site: Path, shared: set[str]) -> None:
+    """Point the Chinese page's references to shared files at the English copy, one folder up."""
+    here = page.parent
+    text = page.read_text(encoding="utf-8")
+
+    def up(m: re.Match) -> str:
+        target = Path(os.path.normpath(here / m.group(2)))
+        try:
+            rel = target.relative_to(site).as_posix()
+        except ValueError:
+            return m.group(0)
+        return m.group(1) + "../" + m.group(2) if rel in shared else m.group(0)
+
+    page.write_text(_URL.sub(up, text), encoding="utf-8")
+
+
+def publish(built: Path, site: Path, en: Path, record: Path, *, every_page: bool = False) -> tuple[int, int, int]:
+    """Bring the Chinese build's pages ``built`` into ``site`` (``_build/html/zh``): each file
+    copied, a plot's labels translated (``translate_svg``: text kept as text, the Chinese font it
+    needs embedded; a plot no message matches stays the English one), a file under :data:`SHAREABLE`
+    that the English site ``en`` has byte for byte deleted and the pages pointed at the English
+    copy. Only what changed since the last time is done again: a file whose size and time, and its
+    English twin's, are those in ``record`` (a JSON file) and whose result is still in ``site``;
+    ``every_page`` does all. Returns (bytes shared, plots with Chinese labels, files done)."""
+    last = {} if every_page or not record.is_file() else json.loads(record.read_text())
+    before = last.get("files", {})
+    if not before:
+        shutil.rmtree(site, ignore_errors=True)
+    files, done = {}, 0
+    for path in sorted(p for p in built.rglob("*") if p.is_file()):
+        rel = path.relative_to(built).as_posix()
+        twin = en / rel if rel.split("/", 1)[0] in SHAREABLE else None
+        sig = [_signature(path), _signature(twin) if twin else None]
+        kept = before.get(rel)
+        if kept and kept[0] == sig and (kept[1] or (site / rel).is_file()):
+            files[rel] = kept
+            continue
+        target = site / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        done += 1
+        is_plot = False
+        if rel.startswith("_images/") and rel.endswith(".svg"):
+            svg = target.read_text(encoding="utf-8")
+            out = translate_svg(svg, LANG)
+            if out != svg:
+                target.write_text(out, encoding="utf-8")
+                is_plot = True
+        is_shared = twin is not None and twin.is_file() and filecmp.cmp(target, twin, shallow=False)
+        if is_shared:
+            target.unlink()
+        files[rel] = [sig, is_shared, is_plot, sig[0][0]]
+    for rel in set(before) - set(files):
+        (site / rel).unlink(missing_ok=True)
+    shared = {rel for rel, entry in files.items() if entry[1]}
+    # the pages copied again above, and every page when what is shared changed
+    every = set(last.get("shared", [])) != shared
+    for rel, entry in files.items():
+        if rel.endswith(".html") and not entry[1] and (every or before.get(rel) is not entry):
+            if before.get(rel) is entry:   # kept, already pointed: from the build again
+                shutil.copyfile(built / rel, site / rel)
+                done += 1
+            _point_up(site / rel, site, shared)
+    for folder in sorted((d for d in site.rglob("*") if d.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    record.write_text(json.dumps({"files": files, "shared": sorted(shared)}))
+    saved = sum(entry[3] for entry in files.values() if entry[1])
+    return saved, sum(entry[2] for entry in files.values()), done
 
 
 #: What the Chinese build reads besides the English build's outputs (those are keyed below by the
@@ -203,12 +240,9 @@ def build(root: Path, *, every_page: bool = False) -> int:
     status = _jupyter_book(root, config(root), out, "-W", "-n", "--keep-going")
     if status:
         return status
-    site = root / "_build" / "html" / SUBDIR
-    shutil.rmtree(site, ignore_errors=True)
-    shutil.copytree(out / "_build" / "html", site)
-    plots = translate_plots(root, site)
-    saved = _share(root / "_build" / "html", site)
+    saved, plots, done = publish(out / "_build" / "html", site, root / "_build" / "html",
+                                 out / ".published.json", every_page=every_page)
     print(f"Chinese edition in _build/html/{SUBDIR} ({saved / 1e6:.1f} MB of static files shared with the English, "
-          f"{plots} plots with Chinese labels)")
+          f"{plots} plots with Chinese labels; {done} files published again)")
     stamp.write_text(key)
     return 0

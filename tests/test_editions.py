@@ -669,3 +669,46 @@ def test_english_punctuation_stays_with_its_formula():
     assert para.astext() == "a causal model (n \\le m), and"
     assert [type(c).__name__ for c in para.children] == ["Text", "inline", "Text"]
     assert para[1].astext() == "(n \\le m),"   # the bracket does not end a line either
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_publishing_the_chinese_site_again_does_only_what_changed(tmp_path):
+    """i18n_site.publish after one page and one static file changed gives the site a publish from
+    nothing gives, and copies only those (the pages again when what is shared changed)."""
+    import time
+
+    import i18n_site
+
+    en, built = tmp_path / "en", tmp_path / "built"
+    files = {"_static/book.css": "body{}", "_static/zh.js": "zh()", "_images/p.svg": "<svg/>",
+             "a.html": '<link href="_static/book.css"><script src="_static/zh.js"></script>',
+             "notebooks/b.html": '<img src="../_images/p.svg"><link href="../_static/book.css">'}
+    for rel, text in files.items():
+        for root in (en, built):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text("en()" if root == en and rel.endswith(".js") else text)
+
+    def publish(site: str, every: bool):
+        return i18n_site.publish(built, tmp_path / site, en, tmp_path / f"{site}.json", every_page=every)
+
+    saved, plots, done = publish("zh", True)
+    assert (saved, plots, done) == (len("body{}<svg/>"), 0, 5)
+    assert _tree(tmp_path / "zh")["a.html"] == b'<link href="../_static/book.css"><script src="_static/zh.js"></script>'
+    assert publish("zh", False)[2] == 0   # nothing changed: nothing done
+    time.sleep(0.01)
+    (built / "notebooks/b.html").write_text('<img src="../_images/p.svg"><p>new</p>')
+    (built / "_static/zh.js").write_text("en()")   # now the English file: shared
+    (built / "_static/new.css").write_text("p{}")
+    saved, plots, done = publish("zh", False)
+    assert done == 4, done   # b.html, zh.js and new.css, then a.html again: what is shared changed
+    publish("fresh", True)
+    assert _tree(tmp_path / "zh") == _tree(tmp_path / "fresh")
+    assert "_static/zh.js" not in _tree(tmp_path / "zh")
+    (built / "_static/new.css").unlink()
+    publish("zh", False)
+    publish("fresh", True)
+    assert _tree(tmp_path / "zh") == _tree(tmp_path / "fresh")
+    assert "_static/new.css" not in _tree(tmp_path / "zh")
