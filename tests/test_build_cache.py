@@ -24,6 +24,7 @@ root: book/probe_intro
 chapters:
   - file: notebooks/probe_a
   - file: notebooks/probe_b
+  - file: book/probe_terms
 """
 
 PROBE = 'print("probe:", getattr(rope_edu, "BUILD_PROBE", "unset"), rope_edu.frequencies(4, base=100.0))'
@@ -50,6 +51,7 @@ def _write(path: Path, nb: dict) -> None:
 def project(tmp_path_factory) -> Path:
     """A copy of the repository's tracked and new files, with a two-chapter table of contents."""
     root = probe_repository(tmp_path_factory.mktemp("book") / "repo", TOC, "Two chapters.")
+    (root / "book" / "probe_terms.md").write_text("# Terms\n\nAn {index}`probe entry` for the search.\n")
     _write(root / "notebooks" / "probe_a.ipynb", _notebook("Chapter A", "First prose.", PROBE))
     _write(root / "notebooks" / "probe_b.ipynb", _notebook("Chapter B", "Other prose.", PROBE))
     return root
@@ -81,6 +83,11 @@ def _status(out: str) -> dict[str, str]:
 
 def _page(root: Path, name: str) -> str:
     return (root / "_build" / "html" / "notebooks" / f"{name}.html").read_text(encoding="utf-8")
+
+
+def _index_entries(root: Path) -> dict:
+    text = (root / "_build" / "html" / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1:text.rindex(")")])["indexentries"]
 
 
 def test_cache_follows_notebooks_and_package(project):
@@ -125,3 +132,14 @@ def test_cache_follows_notebooks_and_package(project):
     assert _status(out) == {"probe_a": "cached", "probe_b": "cached"}, out[-3000:]
     for name in ("probe_a", "probe_b"):
         assert "probe: unset" in _page(root, name) and "changed-1" not in _page(root, name)
+
+    # one page's prose changed, no code: that page alone is read again, and the search index keeps
+    # the index entry of a page not built again (Sphinx 7.4 dropped it: _ext/sphinx_fixes.py)
+    assert "probe entry" in _index_entries(root)
+    nb = json.loads((root / "notebooks" / "probe_a.ipynb").read_text())
+    nb["cells"][0]["source"] = "# Chapter A\n\nProse rewritten again."
+    _write(root / "notebooks" / "probe_a.ipynb", nb)
+    out = _build(root)
+    assert "targets for 1 source files that are out of date" in out, out[-3000:]
+    assert "Prose rewritten again." in _page(root, "probe_a")
+    assert "probe entry" in _index_entries(root), _index_entries(root)
