@@ -364,6 +364,29 @@ ENLARGE_PAGE = "notebooks/04_relative_proof.html"
 #: Opens every fold of a page (proofs, remarks, solutions, folded code and checks) as a reader's
 #: click does, with no resize of the window: book.js must fit the page again by itself (a closed
 #: fold lays its formulas out at another width).
+# True once book.js has chosen each display equation's rendering for the width it has now (the
+# one line where it fits, else the broken one): it does so a frame after a fold opens and 200 ms
+# after a resize, later on a loaded machine, so the surveys wait for this rather than a fixed time.
+_EQUATIONS_CHOSEN_JS = """() => [...document.querySelectorAll('div.math.rope-2way')].every(box => {
+  const math = box.querySelector(':scope > mjx-container mjx-math');
+  if (!math || !box.getClientRects().length || box.classList.contains('rope-narrow')) return true;
+  const eqno = box.querySelector(':scope > .eqno');
+  const room = box.clientWidth - (eqno ? eqno.getBoundingClientRect().width + 8 : 0);
+  return math.getBoundingClientRect().width <= room + 1;
+})"""
+
+
+def _equations_chosen(page, timeout: int = 5_000) -> None:
+    """Wait until book.js has fitted the display equations to the page as it is now; what still
+    does not fit after ``timeout`` ms is left for the measures to report."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(_EQUATIONS_CHOSEN_JS, timeout=timeout)
+    except PlaywrightTimeout:
+        pass
+
+
 _OPEN_FOLDS_JS = """() => {
   for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
   for (const d of document.querySelectorAll('article details')) d.open = true;
@@ -502,6 +525,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
         page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
         page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
+        _equations_chosen(page)
         phone = page.evaluate(_MEASURE_JS)
         if fit:
             fit["laptop resized"] = figure_driver.measure_fit(page)
@@ -515,6 +539,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             folded_math = page.evaluate(_FOLDED_MATH_JS)
             page.evaluate(_OPEN_FOLDS_JS)
             page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
+            _equations_chosen(page)
             # no formula in a fold: open, the page shows the formulas it shows now
             opened = page.evaluate(_MEASURE_JS, "math") if folded_math else phone
             phone["foldsOpen"] = {key: opened[key] for key in ("display", "inline", "wideMath", "wideInline")}
