@@ -58,7 +58,7 @@ function draw(fig) {
   const start = (v) => (Math.atan2(v[1], v[0]) * 180) / Math.PI;
   fig.note(`q and k start at different angles: before any turn, q points at ${fmt(start(q), 2)}° and k at ` +
     `${fmt(start(k), 2)}°, so the angle between them is the turn of q, minus the turn of k, minus ` +
-    `${fmt(start(k) - start(q), 2)}° (modulo 360°).`);
+    `${fmt(start(k) - start(q), 2)}° (modulo 360°; each number is rounded on its own, so the sum may be off by 0.01°).`);
 }
 
 // Wide: the plane left, the tokens and legend right. Narrow: the tokens above the plane, no legend
