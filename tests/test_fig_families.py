@@ -78,26 +78,35 @@ def test_javascript_numbers_and_cards_match_python():
             assert f"scaling types: {', '.join(f.allowed_rope_types)}" in lines
 
 
-def test_a_dot_picks_its_family_by_tap_click_and_keyboard(browser, tmp_path):
-    """Each dot of the grid is an option named by its family: a tap (on a phone) or a click picks
-    that family, and the card, the drop-down and the readouts follow; by keyboard the picked dot
-    is the grid's one Tab stop, arrows move to the next dot, Enter and Space pick it."""
+def _serve_preview(folder):
+    """The families figure alone on a page (scripts/figure_preview.py) in ``folder``, served on
+    127.0.0.1 at a free port: the server (shut it down when done)."""
     import functools
     import http.server
     import importlib.util
-    import json
     import threading
 
-    import figure_driver
     from conftest import ROOT
 
     spec = importlib.util.spec_from_file_location("figure_preview", ROOT / "scripts" / "figure_preview.py")
     preview = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(preview)
-    preview.write_page(["families"], tmp_path)
+    preview.write_page(["families"], folder)
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(preview._QuietHandler, directory=str(tmp_path)))
+        ("127.0.0.1", 0), functools.partial(preview._QuietHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_a_dot_picks_its_family_by_tap_click_and_keyboard(browser, tmp_path):
+    """Each dot of the grid is an option named by its family: a tap (on a phone) or a click picks
+    that family, and the card, the drop-down and the readouts follow; by keyboard the picked dot
+    is the grid's one Tab stop, arrows move to the next dot, Enter and Space pick it."""
+    import json
+
+    import figure_driver
+
+    server = _serve_preview(tmp_path)
 
     def shown(host) -> tuple[dict, str, str]:
         state = json.loads(host.get_attribute("data-state"))
@@ -156,22 +165,11 @@ def test_a_finger_gets_a_24px_target_on_a_phone(browser, tmp_path):
     """On a phone (390x844, touch) the cells that hold a few families spread their dots at least
     24 px apart, and a finger that lands near a dot, not on it, picks that dot (issue 45: the dots
     were 6 px targets). At 1280 px the wide layout keeps its dots 9 units apart."""
-    import functools
-    import http.server
-    import importlib.util
     import json
-    import threading
 
     import figure_driver
-    from conftest import ROOT
 
-    spec = importlib.util.spec_from_file_location("figure_preview", ROOT / "scripts" / "figure_preview.py")
-    preview = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(preview)
-    preview.write_page(["families"], tmp_path)
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(preview._QuietHandler, directory=str(tmp_path)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = _serve_preview(tmp_path)
     cells = Counter((f.layout, f.rotary) for f in FAMILIES.values())
     sparse = [k for k, f in FAMILIES.items() if cells[f.layout, f.rotary] <= 8]
     assert len(sparse) >= 8 and "deepseek_v3" in sparse
