@@ -15,7 +15,11 @@ includes everything it does (checks, float64 angles and their cos/sin, rotation)
   numba where installed, after one call that compiles it), called with the same positions each
   time, as a model's layers are: the tables come from apply_rope's cache (kernels.TABLES);
 * ``..., new positions``: the same, with positions shifted by one more each call, so every call
-  computes its tables.
+  computes its tables;
+* ``..., into out=``: the same into an array written before (``apply_rope(..., out=buf)``, as a
+  model that rotates every layer into one buffer), timed against ``np.copyto(buf2, x)``, a copy
+  into an array written before. A new array's first write to each of its pages costs the
+  rotation far more than it costs ``x.copy()``'s memcpy: this row is the rotation without it.
 
 The reference takes about a second a call, so it is timed over ``--repeats // 7`` rounds (at
 least 3); its column gives how many times faster apply_rope is.
@@ -97,12 +101,19 @@ def main() -> None:
     load = " / ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"x: float32 {x.shape} ({x.nbytes / 2**20:.0f} MiB), positions 0..{seq - 1}; "
           f"{args.repeats} rounds, {args.clock} clock; load average {load} on {os.cpu_count()} CPUs")
-    print("x copy = min time / min copy time (median / median in brackets: the load's effect); "
+    print("x copy = min time / min copy time (median / median in brackets: the load's effect); the copy is "
+          "x.copy(), or np.copyto into an array written before for the rows into one; "
           "ref/t = the reference's min time / min time")
     print(f"{'operation':<46}{'min (ms)':>9}{'median':>8}{'x copy':>15}{'ref/t':>7}{'GB/s (r+w)':>12}")
     # (layout, label, backend or None, new positions each call?) -> the call to time
-    rows: dict[tuple[str, str, str | None, bool], Callable[[], object]] = {
+    buffer, copy_buffer = np.ones_like(x), np.ones_like(x)  # written once: their pages are mapped
+
+    def copy_into() -> object:
+        return np.copyto(copy_buffer, x)
+
+    rows: dict[tuple[str, str, str | None, bool | str], Callable[[], object]] = {
         ("", "x.copy()", None, False): x.copy,
+        ("", "np.copyto into an array written before", None, "out"): copy_into,
         ("", "tables (cos, sin of m θ_i)", None, False): tables,
     }
     shift = itertools.count(1)
@@ -115,10 +126,14 @@ def main() -> None:
             rows[(layout, f"apply_rope [{name}], new positions", name, True)] = on_backend(
                 name, lambda layout=layout: rope_edu.apply_rope(x, positions + next(shift), layout=layout)
             )
+            rows[(layout, f"apply_rope [{name}], into out=", name, "out")] = on_backend(
+                name, lambda layout=layout: rope_edu.apply_rope(x, positions, layout=layout, out=buffer)
+            )
     reference, ratios = 0.0, {}
     for (layout, label, name, new), fn in rows.items():
         is_reference = label.startswith("reference")
-        t, c = paired_times(fn, x.copy, max(3, args.repeats // 7) if is_reference else args.repeats, clock)
+        baseline = copy_into if new == "out" else x.copy  # a copy that writes where the row writes
+        t, c = paired_times(fn, baseline, max(3, args.repeats // 7) if is_reference else args.repeats, clock)
         reference = min(t) if is_reference else reference
         if name:
             ratios[(name, new, layout)] = min(t) / min(c)
@@ -130,11 +145,13 @@ def main() -> None:
             flush=True,
         )
     print("\napply_rope / copy (min / min; issue 46's goal: <= 1.5 for both layouts)")
-    print(f"{'':<38}" + "".join(f"{layout:>13}" for layout in rope_edu.LAYOUTS))
+    print(f"{'':<44}" + "".join(f"{layout:>13}" for layout in rope_edu.LAYOUTS))
+    labels = {False: "same positions (tables kept)", True: "new positions each call",
+              "out": "into out= (vs np.copyto into one)"}
     for name in backends:
-        for new in (False, True):
-            label = f"{name}, {'new positions each call' if new else 'same positions (tables kept)'}"
-            print(f"{label:<38}" + "".join(f"{ratios[(name, new, layout)]:>13.2f}" for layout in rope_edu.LAYOUTS))
+        for new, what in labels.items():
+            label = f"{name}, {what}"
+            print(f"{label:<44}" + "".join(f"{ratios[(name, new, layout)]:>13.2f}" for layout in rope_edu.LAYOUTS))
 
 
 if __name__ == "__main__":

@@ -162,11 +162,37 @@ def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) 
     return out
 
 
-def rotate_fast(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+def rotate_fast(
+    x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, out: np.ndarray | None = None
+) -> np.ndarray:
     """:func:`_rotate_pairs`'s numbers, near memory speed (shared with :mod:`rope_edu.multidim`): by the kernels of :mod:`rope_edu.kernels`
-    where they are written for ``x``'s dtype (float32, float64), else by ``_rotate_pairs`` itself."""
-    rotate = kernels.rotate if x.dtype in kernels.DTYPES else _rotate_pairs
-    return rotate(x, cos, sin, layout)
+    where they are written for ``x``'s dtype (float32, float64), else by ``_rotate_pairs`` itself.
+    With ``out`` (checked by the caller: ``x``'s shape, not overlapping it) the result is written
+    there: by the kernel itself where ``out`` is C-contiguous and of ``x``'s dtype, else copied in."""
+    if x.dtype not in kernels.DTYPES:
+        result = _rotate_pairs(x, cos, sin, layout)
+    elif out is not None and out.dtype == x.dtype and out.flags.c_contiguous:
+        return kernels.rotate(x, cos, sin, layout, out=out)
+    else:
+        result = kernels.rotate(x, cos, sin, layout)
+    if out is None:
+        return result
+    np.copyto(out, result, casting="same_kind")
+    return out
+
+
+def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype, x: np.ndarray) -> np.ndarray:
+    """``out`` checked as the array :func:`apply_rope` writes into: a writeable numpy array of the
+    result's shape and dtype that does not share memory with ``x``."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy.ndarray (or None), got {type(out).__name__}")
+    if out.shape != shape or out.dtype != dtype:
+        raise ValueError(f"out must have the result's shape {shape} and dtype {dtype}, got shape {out.shape} and dtype {out.dtype}")
+    if not out.flags.writeable:
+        raise ValueError("out must be writeable, got a read-only array")
+    if np.may_share_memory(out, x):
+        raise ValueError("out must not share memory with x (the rotation reads x while it writes out)")
+    return out
 
 
 def _cos_sin(positions: np.ndarray, inv_freq: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -195,6 +221,7 @@ def apply_rope(
     base: float = 10000.0,
     layout: str = "interleaved",
     inv_freq: Any = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rotate the last axis of ``x`` by the RoPE angles of ``positions``.
 
@@ -211,12 +238,16 @@ def apply_rope(
         Which coordinates form a rotated pair; see :data:`LAYOUTS`.
     inv_freq : array_like, shape (dim // 2,), optional
         Frequencies to use instead of ``frequencies(dim, base)`` (scaled RoPE variants).
+    out : numpy.ndarray, shape x.shape, optional
+        An array to write the result into, of the result's dtype, not sharing memory with ``x``:
+        a model that rotates every layer's queries into the same buffer saves the time a new
+        array costs (``make bench``: most of the rotation's time beyond a copy's).
 
     Returns
     -------
     numpy.ndarray, shape x.shape
-        A new array; ``x`` is never modified. Angles :math:`m\\theta_i` and their cos/sin are
-        computed in float64 whatever the dtype of ``x``.
+        A new array, or ``out``; ``x`` is never modified. Angles :math:`m\\theta_i` and their
+        cos/sin are computed in float64 whatever the dtype of ``x``.
 
     Notes
     -----
@@ -238,11 +269,13 @@ def apply_rope(
     pos = check_positions(positions, x.shape[:-1])
     freqs = resolve_inv_freq(dim, base, inv_freq)
     out_dtype = float_dtype(x.dtype)
+    if out is not None:
+        out = _check_out(out, x.shape, out_dtype, x)
     if x.size == 0:
-        return np.empty(x.shape, dtype=out_dtype)
+        return np.empty(x.shape, dtype=out_dtype) if out is None else out
     work = np.result_type(out_dtype, np.float32)  # float16 is rotated in float32, then cast back
     cos, sin = kernels.TABLES.get(pos, freqs, work, _cos_sin)  # _cos_sin's, kept for the next call
-    return rotate_fast(x.astype(work, copy=False), cos, sin, layout).astype(out_dtype, copy=False)
+    return rotate_fast(x.astype(work, copy=False), cos, sin, layout, out=out).astype(out_dtype, copy=False)
 
 
 def rotation_matrix(

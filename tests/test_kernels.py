@@ -10,6 +10,7 @@ float64. The numba backend runs where numba is installed (``rope_edu[fast]``).
 from __future__ import annotations
 
 import importlib.util
+import re
 
 import numpy as np
 import pytest
@@ -207,3 +208,42 @@ def test_table_cache_drops_the_least_recently_used_and_skips_large_tables():
     cache.get(np.arange(100.0), freqs, f32, compute)  # 2 * 100 * 4 * 4 bytes > 1000: not kept
     cache.get(np.arange(100.0), freqs, f32, compute)
     assert calls[-2:] == [0, 0] and len(cache._kept) == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+@pytest.mark.parametrize("layout", LAYOUT_NAMES)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape, pos_shape", SHAPES)
+def test_apply_rope_into_out_writes_what_it_returns_otherwise(backend, layout, dtype, shape, pos_shape):
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    pos = rng.integers(0, 70_000, pos_shape)
+    expected = apply_rope(x, pos, layout=layout)
+    out = np.full(shape, np.nan, dtype=dtype)  # written before: every element must be replaced
+    assert apply_rope(x, pos, layout=layout, out=out) is out
+    np.testing.assert_array_equal(out, expected)
+    # an out that is not C-contiguous (every other row of a larger array) is written too
+    big = np.full((*shape[:-1], 2 * shape[-1]), np.nan, dtype=dtype)
+    strided = big[..., ::2]
+    assert apply_rope(x, pos, layout=layout, out=strided) is strided
+    np.testing.assert_array_equal(strided, expected)
+    assert np.isnan(big[..., 1::2]).all()  # and nothing beside it
+
+
+@pytest.mark.parametrize(
+    "make_out, error, words",
+    [
+        (lambda x: x.tolist(), TypeError, "out must be a numpy.ndarray"),
+        (lambda x: np.empty((2, 8), np.float32), ValueError, "out must have the result's shape (3, 8)"),
+        (lambda x: np.empty(x.shape, np.float64), ValueError, "and dtype float32"),
+        (lambda x: np.broadcast_to(np.float32(0), x.shape), ValueError, "out must be writeable"),
+        (lambda x: x, ValueError, "out must not share memory with x"),
+        (lambda x: x[::-1], ValueError, "out must not share memory with x"),
+    ],
+)
+def test_apply_rope_refuses_an_out_it_cannot_write(make_out, error, words):
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    before = x.copy()
+    with pytest.raises(error, match=re.escape(words)):
+        apply_rope(x, [0, 1, 2], out=make_out(x))
+    np.testing.assert_array_equal(x, before)
