@@ -20,7 +20,7 @@ def test_each_source_pip_would_use_becomes_one_uv_option():
         "global.cert='/etc/ssl/certs/ca-certificates.crt'",
     ])
     assert uv_options.uv_options(config) == [
-        "--index-strategy", "unsafe-best-match",
+        "--index-strategy", "unsafe-best-match", "--compile-bytecode",
         "--find-links", "/opt/wheels",  # once, though pip has it from the environment and its file
         "--constraint", "/etc/xdg/pip/constraints.txt",
         "--extra-index-url", "file:///opt/pypi/simple",
@@ -28,5 +28,5 @@ def test_each_source_pip_would_use_becomes_one_uv_option():
     ]
 
 
-def test_no_configuration_leaves_uv_on_its_defaults():
-    assert uv_options.uv_options("") == ["--index-strategy", "unsafe-best-match"]
+def test_no_configuration_leaves_uv_on_pips_defaults():
+    assert uv_options.uv_options("") == ["--index-strategy", "unsafe-best-match", "--compile-bytecode"]
