@@ -105,7 +105,7 @@ def main() -> None:
           "x.copy(), or np.copyto into an array written before for the rows into one; "
           "ref/t = the reference's min time / min time")
     print(f"{'operation':<46}{'min (ms)':>9}{'median':>8}{'x copy':>15}{'ref/t':>7}{'GB/s (r+w)':>12}")
-    # (layout, label, backend or None, new positions each call?) -> the call to time
+    # (layout, label, backend or None, new positions each call? or "out": into out=) -> the call to time
     buffer, copy_buffer = np.ones_like(x), np.ones_like(x)  # written once: their pages are mapped
 
     def copy_into() -> object:
