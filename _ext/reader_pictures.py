@@ -20,8 +20,11 @@ from reader_publish import digest_bytes, files_under
 
 LOGGER = logging.getLogger(__name__)
 
-CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
+#: Debian's Chromium builds, as the browser tests take them (tests/conftest.py): the headless shell
+#: first (the same Blink for less CPU), which Playwright starts headless.
+CHROMIUM = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser")
+BROWSER = next((p for p in CHROMIUM if os.access(p, os.X_OK)), None)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
                  "--disable-dev-shm-usage"]
 #: The site at its desktop width; pictures taken at twice the pixels and shown at the figure's width.
@@ -32,10 +35,12 @@ QUANTIZER = "fastoctree-256"  # part of the pictures' cache key
 #: inside a figure, and took 40 % of each page's load (0.6 s a page, about 20 s a build). Part of
 #: the key.
 SKIPPED = ("/_static/mathjax/",)
+#: Which build takes the pictures: part of the key (another rasteriser may draw other pixels).
+_BROWSER_NAME = Path(BROWSER).name if BROWSER else ""
 
 
 def _snapshot_key(html: str, assets: str) -> str:
-    return hashlib.sha256(f"{assets}\0{PIXEL_RATIO}\0{VIEWPORT}\0{QUANTIZER}\0{SKIPPED}\0{html}".encode()).hexdigest()[:24]
+    return hashlib.sha256(f"{assets}\0{_BROWSER_NAME}\0{PIXEL_RATIO}\0{VIEWPORT}\0{QUANTIZER}\0{SKIPPED}\0{html}".encode()).hexdigest()[:24]
 
 
 def _small_png(png: bytes) -> bytes:
@@ -52,7 +57,7 @@ def _small_png(png: bytes) -> bytes:
 
 
 def svg_key(svg: str) -> str:
-    return "svg-" + hashlib.sha256(f"{PIXEL_RATIO}\0{QUANTIZER}\0{svg}".encode()).hexdigest()[:24]
+    return "svg-" + hashlib.sha256(f"{_BROWSER_NAME}\0{PIXEL_RATIO}\0{QUANTIZER}\0{svg}".encode()).hexdigest()[:24]
 
 
 def take_pictures(app: Sphinx, wanted: dict[str, list[tuple[str, str]]], svgs: list[str]) -> dict:
@@ -98,10 +103,10 @@ def take_pictures(app: Sphinx, wanted: dict[str, list[tuple[str, str]]], svgs: l
 
 
 def _take_pictures(app, wanted, svgs, todo, keys, cache, pictures) -> None:
-    chromium = next((p for p in CHROMIUM if os.access(p, os.X_OK)), None)
+    chromium = BROWSER
     if chromium is None:
         raise RuntimeError("the reader notebooks' pictures need Debian's chromium "
-                           "(apt-get install chromium), which the browser tests use too")
+                           "(apt-get install chromium-headless-shell, or chromium), which the browser tests use too")
     from playwright.sync_api import sync_playwright
 
     class Quiet(http.server.SimpleHTTPRequestHandler):

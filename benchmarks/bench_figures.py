@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import figure_driver  # noqa: E402
-from conftest import CHROMIUM_ARGS, notebook_paths  # noqa: E402
+from conftest import CHROMIUM_ARGS, chromium_executable, notebook_paths  # noqa: E402
 from test_book import CHAPTER_PAGE_LIMIT, page_weight  # noqa: E402
 
 STATIC_TARGET_MS, STATIC_MAX_MS, LIVE_TARGET_MS = 50.0, 100.0, 100.0
@@ -126,7 +126,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         if not args.no_static:
             bench_static(browser, args.rounds, args.only)
         if not args.no_live:

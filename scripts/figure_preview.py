@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import CHROMIUM_ARGS  # noqa: E402
+from conftest import CHROMIUM_ARGS, chromium_executable  # noqa: E402
 import figure_driver  # noqa: E402
 from rope_edu.widgets import JS_DIR, static_modules  # noqa: E402
 
@@ -65,7 +65,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": args.width, "height": 800}, device_scale_factor=2)
         errors: list[str] = []
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))

@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'page':34s} {'first fig':>9s} {'screens':>7s} {'verdicts':>8s} {'code bars':>9s} {'folds':>5s}")
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+            browser = p.chromium.launch(executable_path=next(
+                e for e in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if Path(e).exists()))
             page = browser.new_page(viewport={"width": width, "height": height})
             for stem in pages:
                 page.goto(f"{url}/notebooks/{stem}.html", wait_until="load")
