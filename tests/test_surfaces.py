@@ -104,6 +104,17 @@ def browser_pages(html_root: Path) -> list[str]:
     return pages
 
 
+#: How far below the first screen Chrome starts loading a lazy image on a fast connection (1,250
+#: CSS px on 4G, 2,500 on 3G or slower: web.dev, "Browser-level image lazy loading for the web").
+#: A first visit's bytes count lazy images within it (the page weight budgets below).
+LAZY_MARGIN = 1250
+
+# The paths of the lazy images that start more than ``margin`` px below the first screen (the page
+# at its top, as it opened).
+_LAZY_BEYOND_JS = """(margin) => [...document.querySelectorAll('img[loading=lazy]')]
+  .filter(i => i.getBoundingClientRect().top + scrollY > innerHeight + margin)
+  .map(i => new URL(i.currentSrc || i.src, location.href).pathname)"""
+
 # Measured in the page after math and figures are ready: one JSON object per page and viewport.
 _MEASURE_JS = r"""(only) => {
   // only === 'math': the formulas alone (the second look at a page with its folds open)
@@ -509,7 +520,11 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             context.close()
             continue
         laptop = page.evaluate(_MEASURE_JS)
-        laptop["bytes"] = dict(loaded)
+        # a first visit's bytes as Chrome loads them on a fast connection: a lazy image more than
+        # LAZY_MARGIN px below the first screen is not counted (a headless shell, like Chrome on a
+        # slow connection, fetches such images too)
+        beyond = set(page.evaluate(_LAZY_BEYOND_JS, LAZY_MARGIN))
+        laptop["bytes"] = {path: size for path, size in loaded.items() if path not in beyond}
         fit = {}
         if page.locator(".rope-fig-static").count():  # test_fig_fit.py: the figures as the page opens
             fit["laptop"] = figure_driver.measure_fit(page)

@@ -267,7 +267,7 @@ HF_SCALED = {
 
 
 @pytest.mark.parametrize("name", list(HF_SCALED))
-def test_scaled_rope_matches_transformers(gguf_file, reference, ids, name):
+def test_scaled_rope_matches_transformers(gguf_file, reference, ids, torch_model, name):
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     hf = reference[0]
@@ -281,8 +281,16 @@ def test_scaled_rope_matches_transformers(gguf_file, reference, ids, name):
         hf.config.rope_parameters, hf.model.rotary_emb = saved
     ours = context_script.torch_model(*gguf_file, name, 2.0)(ids).numpy()
     assert np.max(np.abs(ours - ref)) < LOGIT_ATOL
-    plain = TorchLlama(trained.llama_from_gguf(*gguf_file))(ids).numpy()
+    plain = torch_model(ids).numpy()
     assert np.max(np.abs(plain - ref)) > 0.1  # the scaling did change the model
+    # the plain model with the method's frequencies, its weights shared: the same logits as the
+    # script's model built anew (the reruns below take this way, a fraction of the time)
+    config = gguf_file[0]
+    shared = torch_model.with_frequencies(*context_script.method_frequencies(name, config.head_dim, config.base, 2.0))
+    np.testing.assert_array_equal(shared(ids).numpy(), ours)
+    assert torch_model.layers[0]["q"] is shared.layers[0]["q"]
+    plain_freqs = context_script.method_frequencies("plain RoPE", config.head_dim, config.base, 2.0)[0]
+    np.testing.assert_array_equal(torch_model.layers[0]["inv_freq"].numpy(), plain_freqs)  # its own kept
 
 
 def test_dynamic_ntk_in_the_context_script_follows_the_pass_length():
@@ -302,20 +310,24 @@ def test_dynamic_ntk_in_the_context_script_follows_the_pass_length():
 _HEADS: dict = {}
 
 
-def _rerun_head(gguf_file, name: str, factor: float, head: np.ndarray) -> np.ndarray:
+def _rerun_head(gguf_file, plain, name: str, factor: float, head: np.ndarray) -> np.ndarray:
     """The log-likelihoods of ``head`` (the text's first 48 tokens) under the context script's model
-    for ``name`` at ``factor``, rerun once per test run (two caches share factor 2)."""
+    for ``name`` at ``factor`` (``plain`` with the script's frequencies: the same logits as its
+    ``torch_model``, test_scaled_rope_matches_transformers), rerun once per test run (two caches
+    share factor 2)."""
     key = (name, factor, head.tobytes())
     if key not in _HEADS:
         method = context_script.METHODS[name][0]
         seq_len = head.size if method == "dynamic" else None  # a 48-token prompt: plain RoPE's frequencies
-        _HEADS[key] = context_script.log_likelihoods(context_script.torch_model(*gguf_file, name, factor, seq_len), head)
+        config = gguf_file[0]
+        model = plain.with_frequencies(*context_script.method_frequencies(name, config.head_dim, config.base, factor, seq_len))
+        _HEADS[key] = context_script.log_likelihoods(model, head)
     return _HEADS[key]
 
 
 @pytest.mark.parametrize("path, factor", [(CONTEXT_RUNS, 2.0), (CONTEXT_RUNS_2048, 2.0), (CONTEXT_RUNS_S4, 4.0)],
                          ids=["s2", "s2_2048_tokens", "s4"])
-def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, reference, path, factor):
+def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, torch_model, path, factor):
     cached = json.loads(path.read_text(encoding="utf-8"))
     assert cached["command"].startswith("python scripts/trained_context.py")
     assert cached["original_max_position_embeddings"] == 8192 and cached["factor"] == factor
@@ -325,7 +337,7 @@ def test_cached_context_runs_match_a_rerun_of_their_first_tokens(gguf_file, refe
     assert head.tolist() == context_script.text_tokens(48).tolist()
     for name, run in cached["runs"].items():
         assert run["cpu_seconds"] > 0 and run["method"] == context_script.METHODS[name][0]
-        np.testing.assert_allclose(run["log_likelihoods_head"][:47], _rerun_head(gguf_file, name, factor, head), atol=1e-3)
+        np.testing.assert_allclose(run["log_likelihoods_head"][:47], _rerun_head(gguf_file, torch_model, name, factor, head), atol=1e-3)
         assert list(run["perplexity_by_range"]) == [f"{a}-{b}" for a, b in context_script.RANGES if a < n]
         assert len(run["mean_log_likelihood_by_block"]) == -(-n // cached["block"])
     if "dynamic NTK" in cached["runs"] and "plain RoPE" in cached["runs"]:
@@ -397,13 +409,17 @@ def test_bad_input(gguf_file, call, error, match):
     (lambda m, t: t(np.array([49152])), ValueError, "tokens"),
     (lambda m, t: TorchLlama("model"), TypeError, "model"),
     (lambda m, t: TorchLlama(m, dtype=torch.int32), ValueError, "dtype"),
+    (lambda m, t: t.with_frequencies(np.ones(3)), ValueError, r"inv_freq must have shape \(dim // 2,\) = \(32,\)"),
+    (lambda m, t: t.with_frequencies(np.full(32, np.nan)), ValueError, "inv_freq"),
+    (lambda m, t: t.with_frequencies(np.ones(32), attention_scaling=0.0), ValueError, "attention_scaling"),
+    (lambda m, t: t.with_frequencies(np.ones(32), attention_scaling="2"), TypeError, "attention_scaling"),
 ])
 def test_bad_input_to_the_passes(model, torch_model, call, error, match):
     with pytest.raises(error, match=match):
         call(model, torch_model)
 
 
-def test_cached_context_controls_match_a_rerun_of_their_first_tokens(gguf_file):
+def test_cached_context_controls_match_a_rerun_of_their_first_tokens(torch_model):
     """Three of the controls (one change each) rerun over their first 48 tokens; every run's frequencies
     and attention factor are the script's."""
     cached = json.loads(CONTEXT_CONTROLS.read_text(encoding="utf-8"))
@@ -418,6 +434,5 @@ def test_cached_context_controls_match_a_rerun_of_their_first_tokens(gguf_file):
     for name in ("YaRN s=4 frequencies, a = 1", "plain RoPE frequencies, YaRN s=4's a",
                  "Position Interpolation on pairs 0-10 only, s=2"):
         inv, a = want[name]
-        model = TorchLlama(trained.llama_from_gguf(*gguf_file, inv_freq=inv, attention_scaling=a))
-        ll = context_script.log_likelihoods(model, head)
+        ll = context_script.log_likelihoods(torch_model.with_frequencies(inv, a), head)
         np.testing.assert_allclose(cached["runs"][name]["log_likelihoods_head"][:47], ll, atol=1e-3)

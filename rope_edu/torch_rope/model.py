@@ -65,6 +65,41 @@ class TorchLlama:
                 norm1=t(layer.input_norm), norm2=t(layer.post_attention_norm),
             ))
 
+    def with_frequencies(self, inv_freq: Any, attention_scaling: float = 1.0) -> "TorchLlama":
+        """This model with other RoPE frequencies in every layer, its weight tensors shared, not copied.
+
+        What :class:`TorchLlama` built from ``model.with_attention(inv_freq=..., attention_scaling=...)``
+        computes, without copying the weights again (a scaled RoPE is only other frequencies, and
+        YaRN's factor on cos and sin).
+
+        Parameters
+        ----------
+        inv_freq : array_like, shape (head_dim // 2,)
+            Finite frequencies in rad per token.
+        attention_scaling : float, default 1.0
+            Positive factor on the rotated queries and keys.
+
+        Returns
+        -------
+        TorchLlama
+        """
+        import copy
+        import numbers
+
+        from .._checks import check_inv_freq
+
+        if isinstance(attention_scaling, (bool, np.bool_)) or not isinstance(attention_scaling, numbers.Real):
+            raise TypeError(f"attention_scaling must be a positive real number, got {attention_scaling!r}")
+        if not (np.isfinite(attention_scaling) and attention_scaling > 0):
+            raise ValueError(f"attention_scaling must be a positive real number, got {attention_scaling!r}")
+        new = copy.copy(self)
+        new.layers = [
+            {**L, "inv_freq": torch.from_numpy(check_inv_freq(inv_freq, L["head_dim"]).copy()),
+             "scaling": float(attention_scaling)}
+            for L in self.layers
+        ]
+        return new
+
     def rms_norm(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         """RMSNorm of hidden states ``x`` (..., hidden) with weight ``w`` (hidden,) and this model's eps
         (the scripts that run the layers one at a time call it)."""
