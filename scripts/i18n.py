@@ -28,7 +28,7 @@ from pathlib import Path
 # One concern a module (all under scripts/, importable by these names); this one is the command line
 # and keeps every name its modules define reachable as ``i18n.<name>``, as before the split.
 from i18n_catalogs import fill_glossary, tidy, update  # noqa: F401
-from i18n_common import LANG, LOCALES, OUTPUTS, ROOT, SEARCH_DICT, SUBDIR, TERMS, _is_math, load_terms  # noqa: F401
+from i18n_common import LANG, LOCALES, OUTPUTS, ROOT, SEARCH_DICT, SUBDIR, TERMS, _is_math, load_terms, save_if_changed  # noqa: F401
 from i18n_fonts import NOTO_CJK, cjk_characters, make_font, svg_font_problems, translate_svg  # noqa: F401
 from i18n_gate import (  # noqa: F401
     _prose, check, check_figures, check_outputs, figure_problems, font_problems, grouping_problems,

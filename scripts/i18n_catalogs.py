@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from i18n_common import LANG, LOCALES, TERMS, _is_math, load_terms
+from i18n_common import LANG, LOCALES, TERMS, _is_math, load_terms, save_if_changed
 from i18n_outputs import update_outputs
 from i18n_site import _jupyter_book, config
 
@@ -48,7 +48,7 @@ def update(root: Path) -> int:
                 entry.msgstr = entry.msgid   # maths is not translated (a fuzzy match is old maths)
                 if "fuzzy" in entry.flags:
                     entry.flags.remove("fuzzy")
-        po.save()
+        save_if_changed(po, po_path)
         left = [e for e in po if (not e.msgstr or "fuzzy" in e.flags) and not e.obsolete]
         todo += len(left)
         if left:
@@ -77,5 +77,5 @@ def fill_glossary(root: Path) -> int:
                 if "fuzzy" in entry.flags:
                     entry.flags.remove("fuzzy")
                 n += 1
-    po.save()
+    save_if_changed(po, path)
     return n

@@ -40,3 +40,13 @@ def load_terms(root: Path) -> list[tuple[str, str, str]]:
             raise ValueError(f"{TERMS}: {en!r} is listed twice")
         seen.add(en.lower())
     return sorted(rows, key=lambda r: -len(r[0]))
+
+
+def save_if_changed(po, path: Path) -> bool:
+    """Write the polib catalog ``po`` to ``path`` only when its text differs from the file's: an
+    unchanged catalog keeps its mtime, so the next build neither compiles its .mo again nor reads
+    every Chinese page again (Sphinx goes by the catalogs' mtimes). Returns whether it wrote."""
+    if path.is_file() and path.read_text(encoding="utf-8") == str(po):
+        return False
+    po.save(str(path))
+    return True

@@ -9,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from i18n_common import LANG, LOCALES, OUTPUTS, ROOT
+from i18n_common import LANG, LOCALES, OUTPUTS, ROOT, save_if_changed
 
 
 # --- the code cells' outputs: plot captions and alt texts, table captions, headers and cells -------
@@ -147,6 +147,6 @@ def update_outputs(root: Path) -> int:
     import polib
 
     path = root / LOCALES / LANG / "LC_MESSAGES" / f"{OUTPUTS}.po"
-    polib.pofile(str(path), wrapwidth=0).save()   # one line a message, as the pages' catalogs
+    save_if_changed(polib.pofile(str(path), wrapwidth=0), path)   # one line a message, as the pages' catalogs
     print(f"{OUTPUTS}.po: {len(pot)} texts of the chapters' outputs (plot captions and alt texts, table captions, headers and cells, claims, printed lines, computed sentences)")
     return len(pot)

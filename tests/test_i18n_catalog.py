@@ -508,3 +508,24 @@ def test_markup_problems_lists_escapes_bold_and_half_width_punctuation():
     assert tool.problems("shift test, 500 samples: none 0", "平移测试，500 个样例：无 0") == []
     assert tool.problems("at $(0.5, 1)$ and `f(a,b)`", "在 $(0.5, 1)$ 处和`f(a,b)`中") == []
     assert tool.problems("merged 2026-08-30", "2026 年 8 月 30 日合并") == []   # a date's numbers, unpadded
+
+
+def test_an_unchanged_catalog_is_not_written_again(tmp_path):
+    """`scripts/i18n.py update` leaves a catalog whose text did not change as it is, mtime and all:
+    the next build then compiles no .mo again and reads no Chinese page again."""
+    import os
+
+    import polib
+
+    path = tmp_path / "page.po"
+    po = polib.POFile(wrapwidth=0)
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8"}
+    po.append(polib.POEntry(msgid="Rotation", msgstr="旋转"))
+    assert tool.save_if_changed(po, path)
+    os.utime(path, (1_000_000, 1_000_000))
+    same = polib.pofile(str(path), wrapwidth=0)
+    assert not tool.save_if_changed(same, path)
+    assert path.stat().st_mtime == 1_000_000
+    same[0].msgstr = "转动"
+    assert tool.save_if_changed(same, path)
+    assert path.stat().st_mtime != 1_000_000 and "转动" in path.read_text(encoding="utf-8")
