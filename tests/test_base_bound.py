@@ -11,8 +11,11 @@ from rope_edu.models import PUBLISHED
 
 
 def _direct(dim, base, stop, theta=None):
+    """sum_i cos(m theta_i) for m = 0 .. stop-1, straight from the definition (in blocks of
+    distances: Gemma 3's global layers reach 573,011 distances of 128 pairs)."""
     theta = frequencies(dim, base) if theta is None else theta
-    return np.cos(np.outer(np.arange(stop), theta)).sum(axis=1)
+    m = np.arange(stop)
+    return np.concatenate([np.cos(np.outer(m[i:i + 8192], theta)).sum(axis=1) for i in range(0, stop, 8192)])
 
 
 def test_exported():
