@@ -521,8 +521,9 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             continue
         laptop = page.evaluate(_MEASURE_JS)
         # a first visit's bytes as Chrome loads them on a fast connection: a lazy image more than
-        # LAZY_MARGIN px below the first screen is not counted (a headless shell, like Chrome on a
-        # slow connection, fetches such images too)
+        # LAZY_MARGIN px below the first screen is not counted (chromium-headless-shell fetched
+        # chapter 5's plot 1,782 px below it, which chromium left alone; with this rule both count
+        # the same bytes on chapters 8-10, 2026-12)
         beyond = set(page.evaluate(_LAZY_BEYOND_JS, LAZY_MARGIN))
         laptop["bytes"] = {path: size for path, size in loaded.items() if path not in beyond}
         fit = {}
