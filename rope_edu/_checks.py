@@ -45,6 +45,16 @@ def check_real(value: Any, name: str) -> float:
     return value
 
 
+def check_positive(value: Any, name: str) -> float:
+    """Return ``value`` as a ``float`` after checking it is one finite real number > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive real number, got {value!r}")
+    number = float(value)
+    if not (np.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a positive real number, got {value!r}")
+    return number
+
+
 def check_base(base: Any, name: str = "base") -> float:
     """Return ``base`` as a ``float`` after checking it is a finite real number > 1."""
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):

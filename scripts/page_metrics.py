@@ -92,14 +92,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no chapter page starts with {args.pages}")
     from playwright.sync_api import sync_playwright
 
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import CHROMIUM_ARGS, chromium_executable  # the browser tests' Chromium
+
+    chromium = chromium_executable()
+    if chromium is None:
+        parser.error("Debian's chromium is not installed (apt-get install chromium-headless-shell, or chromium)")
     server, url = serve(args.html)
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
     print(f"{'page':34s} {'first fig':>9s} {'screens':>7s} {'verdicts':>8s} {'code bars':>9s} {'folds':>5s}")
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=next(
-                e for e in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if Path(e).exists()))
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": width, "height": height})
             for stem in pages:
                 page.goto(f"{url}/notebooks/{stem}.html", wait_until="load")

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._checks import as_real_array, check_base, check_choice, check_dim, check_int, check_inv_freq, float_dtype
+from .._checks import as_real_array, check_base, check_choice, check_dim, check_int, check_inv_freq, check_positive, float_dtype
 from ..rope import LAYOUTS, frequencies
 
 __all__ = [
@@ -138,12 +138,7 @@ class AttentionWeights:
             freqs.flags.writeable = False
             set_(self, "inv_freq", freqs)
         set_(self, "layer_idx", check_int(self.layer_idx, "layer_idx", minimum=0))
-        scaling = self.attention_scaling
-        if isinstance(scaling, (bool, np.bool_)) or not isinstance(scaling, numbers.Real):
-            raise TypeError(f"attention_scaling must be a positive real number, got {scaling!r}")
-        if not (np.isfinite(scaling) and scaling > 0):
-            raise ValueError(f"attention_scaling must be a positive real number, got {scaling!r}")
-        set_(self, "attention_scaling", float(scaling))
+        set_(self, "attention_scaling", check_positive(self.attention_scaling, "attention_scaling"))
 
     @property
     def hidden(self) -> int:

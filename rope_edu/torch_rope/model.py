@@ -84,18 +84,13 @@ class TorchLlama:
         TorchLlama
         """
         import copy
-        import numbers
 
-        from .._checks import check_inv_freq
+        from .._checks import check_inv_freq, check_positive
 
-        if isinstance(attention_scaling, (bool, np.bool_)) or not isinstance(attention_scaling, numbers.Real):
-            raise TypeError(f"attention_scaling must be a positive real number, got {attention_scaling!r}")
-        if not (np.isfinite(attention_scaling) and attention_scaling > 0):
-            raise ValueError(f"attention_scaling must be a positive real number, got {attention_scaling!r}")
+        scaling = check_positive(attention_scaling, "attention_scaling")
         new = copy.copy(self)
         new.layers = [
-            {**L, "inv_freq": torch.from_numpy(check_inv_freq(inv_freq, L["head_dim"]).copy()),
-             "scaling": float(attention_scaling)}
+            {**L, "inv_freq": torch.from_numpy(check_inv_freq(inv_freq, L["head_dim"]).copy()), "scaling": scaling}
             for L in self.layers
         ]
         return new
