@@ -189,11 +189,41 @@ def test_chunked_pass_through_the_kv_cache_equals_one_pass(model, ids):
     np.testing.assert_allclose(chunked["log_likelihoods"], one["log_likelihoods"], atol=1e-4)
 
 
+def _same_tokenizer(a, b) -> None:
+    text = trained.play_text("hamlet")[:2000] + " <|im_start|>user\nWho's there?<|im_end|> 数学 é ß"
+    assert a(text)["input_ids"] == b(text)["input_ids"]
+    assert a.get_vocab() == b.get_vocab()
+    assert a.special_tokens_map == b.special_tokens_map and a.chat_template == b.chat_template
+    assert a.decode(a("Who's there?")["input_ids"]) == "Who's there?"
+
+
 def test_tokenizer_from_the_file(reference, smollm2_tokenizer):
-    tok = smollm2_tokenizer
-    text = trained.play_text("hamlet")[:2000]
-    assert tok(text)["input_ids"] == reference[1](text)["input_ids"]
-    assert tok.decode(tok("Who's there?")["input_ids"]) == "Who's there?"
+    """The package's tokenizer (kept by an earlier call, as in the book build) is transformers'
+    built from the GGUF file by its own loader."""
+    _same_tokenizer(smollm2_tokenizer, reference[1])
+
+
+def test_the_tokenizer_is_kept_after_its_first_build(tmp_path, monkeypatch, reference):
+    monkeypatch.setenv("ROPE_EDU_CACHE", str(tmp_path))
+    assert trained.tokenizer_cache() == tmp_path / "tokenizers"
+    built = trained.load_tokenizer()  # built from the file, then kept
+    kept = list(trained.tokenizer_cache().iterdir())
+    assert len(kept) == 1 and (kept[0] / "tokenizer.json").is_file(), kept
+    again = trained.load_tokenizer()
+    assert Path(again.name_or_path) == kept[0]  # loaded from what was kept
+    _same_tokenizer(again, built)
+    _same_tokenizer(again, reference[1])
+
+
+def test_a_tokenizer_that_cannot_be_kept_is_said(tmp_path, smollm2_tokenizer):
+    from rope_edu.trained.loading import _keep_tokenizer
+
+    (tmp_path / "file").write_text("")
+    with pytest.warns(UserWarning, match="could not keep the tokenizer"):
+        _keep_tokenizer(smollm2_tokenizer, tmp_path / "file" / "key")
+    _keep_tokenizer(smollm2_tokenizer, tmp_path / "key")
+    _keep_tokenizer(smollm2_tokenizer, tmp_path / "key")  # kept already (another process): no warning
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "key"]
 
 
 # --- KV caches and low-precision positions (scripts/trained_cache.py) ---------------------------
@@ -394,8 +424,9 @@ def test_missing_text_package_says_how_to_install(monkeypatch):
     (lambda g: trained.play_text(), ValueError, "play"),
     (lambda g: trained.play_text("hamlet-prince"), ValueError, "hamlet"),
     (lambda g: trained.play_text(3), TypeError, "play"),
+    (lambda g: trained.load_tokenizer(cache="yes"), TypeError, "cache must be True or False"),
 ], ids=["path int", "path missing", "not gguf", "config swapped", "tensors list", "rows", "layout", "dtype",
-        "no tensors", "no play", "unknown play", "play int"])
+        "no tensors", "no play", "unknown play", "play int", "cache str"])
 def test_bad_input(gguf_file, call, error, match):
     with pytest.raises(error, match=match):
         call(gguf_file)

@@ -32,14 +32,15 @@ measurements with one cause switched off: :func:`head_scores`, :func:`previous_t
 method and length: :func:`retrieval_summary`).
 
 Tokenizer: :func:`load_tokenizer` returns transformers' tokenizer built from the same file (the
-vocabulary and merges are in the GGUF metadata). The package does not build its own: the forward
+vocabulary and merges are in the GGUF metadata), kept after the first call in :func:`tokenizer_cache`
+(building it takes seconds, loading the kept one a tenth of a second). The package does not build its own: the forward
 pass takes token ids, the reference it is checked against tokenizes with transformers, and
 transformers is preinstalled where readers run the chapters (Colab).
 """
 
 from .loading import (
     INSTALL, ROWS, SMOLLM2_DISTRIBUTION, SMOLLM2_FILE, GGUFConfig, llama_from_gguf, load_llama, load_tokenizer,
-    read_gguf, smollm2_path,
+    read_gguf, smollm2_path, tokenizer_cache,
 )
 from .probes import (
     attention_by_distance, attention_probe, head_positional_stats, head_scores, pair_margins, pair_norms, perplexity,
@@ -61,6 +62,7 @@ __all__ = [
     "llama_from_gguf",
     "load_llama",
     "load_tokenizer",
+    "tokenizer_cache",
     "perplexity",
     "TEXT_DISTRIBUTION",
     "play_text",

