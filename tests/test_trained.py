@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -222,7 +223,9 @@ def test_a_tokenizer_that_cannot_be_kept_is_said(tmp_path, smollm2_tokenizer):
     with pytest.warns(UserWarning, match="could not keep the tokenizer"):
         _keep_tokenizer(smollm2_tokenizer, tmp_path / "file" / "key")
     _keep_tokenizer(smollm2_tokenizer, tmp_path / "key")
-    _keep_tokenizer(smollm2_tokenizer, tmp_path / "key")  # kept already (another process): no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # kept already (as by another process): no warning
+        _keep_tokenizer(smollm2_tokenizer, tmp_path / "key")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "key"]
 
 

@@ -33,7 +33,7 @@ method and length: :func:`retrieval_summary`).
 
 Tokenizer: :func:`load_tokenizer` returns transformers' tokenizer built from the same file (the
 vocabulary and merges are in the GGUF metadata), kept after the first call in :func:`tokenizer_cache`
-(building it takes seconds, loading the kept one a tenth of a second). The package does not build its own: the forward
+(building it takes seconds, loading the kept one 0.15-0.3 s). The package does not build its own: the forward
 pass takes token ids, the reference it is checked against tokenizes with transformers, and
 transformers is preinstalled where readers run the chapters (Colab).
 """
