@@ -271,7 +271,7 @@ def execute(root: Path, steps: list[Step], cache, jobs: int) -> list[str]:
 
     timeout = execution_timeout(root)
     failed = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+    with chapter_pool(jobs) as pool:
         futures = {pool.submit(_execute, str(root / s.name), timeout): s for s in steps}
         for future in concurrent.futures.as_completed(futures):
             step = futures[future]
@@ -384,18 +384,49 @@ def build_chinese(root: Path) -> int:
     return returncode
 
 
+#: The descriptor of the held ``_build/.build_book.lock`` while :func:`locked_build` runs, else None.
+_LOCK_FD: int | None = None
+
+
+def _release_inherited_lock(fd: int | None) -> None:
+    """In each chapter-executing worker: close the copy of the build lock that fork gave it. A
+    ``flock`` lock lasts while any descriptor of it is open, so a worker left behind by a killed
+    build (Ctrl-C, ``timeout``) would otherwise hold the checkout's lock until it was killed too,
+    and the next ``make book`` would wait for it forever."""
+    if fd is not None:
+        os.close(fd)
+
+
+def chapter_pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+    """The worker processes that execute chapters, none of them holding the build lock."""
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs, initializer=_release_inherited_lock, initargs=(_LOCK_FD,))
+
+
 def locked_build(root: Path, **kwargs) -> int:
     """:func:`build`, one at a time per checkout (several authors' terminals, or test workers)."""
     import fcntl
 
+    global _LOCK_FD
     (root / "_build").mkdir(exist_ok=True)
-    with open(root / "_build" / ".build_book.lock", "w") as lock:
+    with open(root / "_build" / ".build_book.lock", "a+") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            print("make book: another build of this checkout is running; waiting for it", flush=True)
+            lock.seek(0)
+            holder = lock.read().strip() or "unknown"
+            print(f"make book: another build of this checkout is running (process {holder}); "
+                  "waiting for it", flush=True)
             fcntl.flock(lock, fcntl.LOCK_EX)
-        return build(root, **kwargs)
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        _LOCK_FD = lock.fileno()
+        try:
+            return build(root, **kwargs)
+        finally:
+            _LOCK_FD = None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -183,3 +183,22 @@ def test_the_plan_is_a_function_of_its_state():
     before = copy.deepcopy(state)
     assert plan(state) == plan(state)
     assert state == before  # nothing in the state is modified
+
+
+def test_a_chapter_worker_does_not_hold_the_build_lock(tmp_path, monkeypatch):
+    """A worker that outlives its build (the build killed by Ctrl-C or ``timeout``) must not keep
+    the checkout's lock: with fork's copy of the lock open in it, the next ``make book`` waited
+    for it forever. Here the build's lock is released while its worker still runs."""
+    import fcntl
+    import os
+
+    path = tmp_path / ".build_book.lock"
+    held = open(path, "a+")
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    monkeypatch.setattr(build_book, "_LOCK_FD", held.fileno())
+    with build_book.chapter_pool(1) as pool:
+        worker = pool.submit(os.getpid).result()  # the worker is running
+        held.close()  # the build ends (or is killed); its worker lives on
+        with open(path, "a+") as next_build:
+            fcntl.flock(next_build, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if the worker held it
+        assert pool.submit(os.getpid).result() == worker  # the same worker, still alive
