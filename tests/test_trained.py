@@ -205,13 +205,23 @@ def test_tokenizer_from_the_file(reference, smollm2_tokenizer):
 
 
 def test_the_tokenizer_is_kept_after_its_first_build(tmp_path, monkeypatch, reference):
+    import os
+
+    from rope_edu.trained.loading import UNUSED_DAYS
+
     monkeypatch.setenv("ROPE_EDU_CACHE", str(tmp_path))
     assert trained.tokenizer_cache() == tmp_path / "tokenizers"
-    built = trained.load_tokenizer()  # built from the file, then kept
+    stale = trained.tokenizer_cache() / ("ab" * 12)  # kept by an older transformers, unused since
+    stale.mkdir(parents=True)
+    long_ago = os.stat(stale).st_mtime - (UNUSED_DAYS + 1) * 86400
+    os.utime(stale, (long_ago, long_ago))
+    built = trained.load_tokenizer()  # built from the file, then kept; the stale one removed
     kept = list(trained.tokenizer_cache().iterdir())
     assert len(kept) == 1 and (kept[0] / "tokenizer.json").is_file(), kept
+    os.utime(kept[0], (long_ago, long_ago))
     again = trained.load_tokenizer()
     assert Path(again.name_or_path) == kept[0]  # loaded from what was kept
+    assert kept[0].stat().st_mtime > long_ago + UNUSED_DAYS * 86400  # and marked as used now
     _same_tokenizer(again, built)
     _same_tokenizer(again, reference[1])
 

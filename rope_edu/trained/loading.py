@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import re
 import shutil
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,11 +331,31 @@ def _tokenizer_key(path: Path) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
+#: A kept tokenizer not loaded for this long is removed when another is kept (a new file, or new
+#: versions of transformers, tokenizers or gguf, make a new key; the old one would stay for ever).
+UNUSED_DAYS = 30
+_KEPT_NAME = re.compile(r"\.?[0-9a-f]{24}(-.*)?")  # a kept folder, or one half written by a killed process
+
+
+def _prune_kept(cache: Path, now: float | None = None) -> list[Path]:
+    """Remove from ``cache`` the kept tokenizers (and half-written ones) whose folder was last
+    loaded (or written) more than :data:`UNUSED_DAYS` ago; returns what was removed."""
+    now = time.time() if now is None else now
+    removed = []
+    for entry in cache.iterdir():
+        if entry.is_dir() and _KEPT_NAME.fullmatch(entry.name) and now - entry.stat().st_mtime > UNUSED_DAYS * 86400:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
 def _keep_tokenizer(tok: Any, folder: Path) -> None:
-    """Save ``tok`` as ``folder``, whole or not at all (written beside it, then renamed); a folder
-    that cannot be written is said in a warning, not raised: the tokenizer is still returned."""
+    """Save ``tok`` as ``folder``, whole or not at all (written beside it, then renamed), and
+    remove the kept tokenizers unused for :data:`UNUSED_DAYS`; a folder that cannot be written is
+    said in a warning, not raised: the tokenizer is still returned."""
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
+        _prune_kept(folder.parent)
         scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
         try:
             tok.save_pretrained(str(scratch))
@@ -352,7 +374,8 @@ def load_tokenizer(path: Any = None, *, cache: bool = True) -> Any:
     Building it reads 49,152 tokens and their merges from the file (about 5 s on one CPU core), so
     the first call keeps it in :func:`tokenizer_cache` (``save_pretrained``: 3.5 MB for SmolLM2) and
     later calls load that (0.15-0.3 s). A kept tokenizer is used only for the same file
-    (path, size, modification time) and the same versions of transformers, tokenizers and gguf.
+    (path, size, modification time) and the same versions of transformers, tokenizers and gguf;
+    one not loaded for :data:`UNUSED_DAYS` days is removed when another is kept.
 
     Parameters
     ----------
@@ -378,6 +401,10 @@ def load_tokenizer(path: Any = None, *, cache: bool = True) -> Any:
         ) from None
     kept = tokenizer_cache() / _tokenizer_key(path) if cache else None
     if kept is not None and (kept / "tokenizer.json").is_file():
+        try:
+            os.utime(kept)  # last used now (_prune_kept)
+        except OSError:
+            pass  # a cache that can be read but not written
         return AutoTokenizer.from_pretrained(str(kept))
     tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
     if kept is not None:
