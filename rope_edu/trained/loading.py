@@ -343,7 +343,11 @@ def _prune_kept(cache: Path, now: float | None = None) -> list[Path]:
     now = time.time() if now is None else now
     removed = []
     for entry in cache.iterdir():
-        if entry.is_dir() and _KEPT_NAME.fullmatch(entry.name) and now - entry.stat().st_mtime > UNUSED_DAYS * 86400:
+        try:  # another process may remove or replace it meanwhile: keeping goes on
+            stale = entry.is_dir() and _KEPT_NAME.fullmatch(entry.name) and now - entry.stat().st_mtime > UNUSED_DAYS * 86400
+        except OSError:
+            continue
+        if stale:
             shutil.rmtree(entry, ignore_errors=True)
             removed.append(entry)
     return removed
