@@ -119,8 +119,12 @@ def _execute(path: str, timeout: int) -> tuple[str, float, str | None]:
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
+    from kernels import private_kernel
+
     nb = nbformat.read(path, as_version=4)
-    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False)
+    kernel_name = nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    with private_kernel(kernel_name) as km:  # no TCP ports that another process could take
+        result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False, km=km)
     # the error's own text holds the failing cell and its traceback (exc_string is nbclient's stack)
     error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
     return nbformat.writes(nb), result.time, error

@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -176,11 +177,14 @@ class JupyterServer:
     def start(self) -> str:
         env = {k: v for k, v in os.environ.items() if k != "ROPE_EDU_STATIC"}  # live widgets
         env["OPENBLAS_NUM_THREADS"] = "1"
-        for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                         ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "mpl"),
+        for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "mpl"),
                          ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
             (self.home / sub).mkdir(exist_ok=True)
             env[var] = str(self.home / sub)
+        # the kernels listen on Unix sockets in the runtime folder (scripts/kernels.py says why); a
+        # socket's path must stay under ~107 bytes, so the folder is a short one in /tmp
+        self.runtime = tempfile.mkdtemp(prefix="rope-jr-")
+        env["JUPYTER_RUNTIME_DIR"] = self.runtime
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -189,7 +193,8 @@ class JupyterServer:
             [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
              f"--port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
              "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True",
-             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={self.work}"],
+             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={self.work}",
+             "--KernelManager.transport=ipc"],
             env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         url = f"http://127.0.0.1:{port}"
@@ -210,6 +215,7 @@ class JupyterServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
             self.log.close()
+            shutil.rmtree(self.runtime, ignore_errors=True)
 
 
 def close_notebook(page) -> None:

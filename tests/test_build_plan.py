@@ -202,3 +202,31 @@ def test_a_chapter_worker_does_not_hold_the_build_lock(tmp_path, monkeypatch):
         with open(path, "a+") as next_build:
             fcntl.flock(next_build, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if the worker held it
         assert pool.submit(os.getpid).result() == worker  # the same worker, still alive
+
+
+def test_a_chapter_runs_in_a_kernel_without_tcp_ports(tmp_path):
+    """A kernel's TCP ports, picked free by its manager, could be taken by another process before
+    the kernel bound them (a CI run: ``Address already in use``, then 60 s and ``Kernel didn't
+    respond``). A chapter's kernel listens on Unix sockets in a folder of its own, removed after."""
+    import glob
+    import json
+    import os
+    import tempfile
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell(
+        "import json\nfrom ipykernel import get_connection_info\n"
+        "info = get_connection_info(unpack=True)\nprint(json.dumps([info['transport'], info['ip']]))"
+    )])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(nb, path)
+    text, _, error = build_book._execute(str(path), 60)
+    assert error is None, error
+    transport, ip = json.loads(nbformat.reads(text, as_version=4).cells[0].outputs[0]["text"])
+    assert transport == "ipc", transport
+    assert ip.startswith(tempfile.gettempdir()) and not ip.startswith(str(tmp_path)), ip  # not the chapter's folder
+    assert not glob.glob(ip + "*"), "the kernel's sockets were left behind"
+    assert not os.path.exists(os.path.dirname(ip)), "the kernel's folder was left behind"

@@ -28,6 +28,7 @@ import os
 import pkgutil
 import re
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -37,6 +38,10 @@ from bs4 import BeautifulSoup
 import figure_driver
 import lower_bounds
 from conftest import ROOT, notebook_paths, page_soup
+
+if str(ROOT / "scripts") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts"))
+from kernels import private_kernel  # scripts/kernels.py
 
 pytestmark = pytest.mark.book
 
@@ -499,8 +504,8 @@ def _execute(nb, folder: Path, env: Path) -> None:
     os.environ["MPLBACKEND"] = "Agg"
     os.environ["JUPYTER_PATH"] = str(env)  # its kernels/ holds the lower-bound kernel
     try:
-        NotebookClient(nb, timeout=300, kernel_name=lower_bounds.KERNEL_NAME,
-                       resources={"metadata": {"path": str(folder)}}).execute()
+        with private_kernel(lower_bounds.KERNEL_NAME) as km:  # ipc: no TCP port to lose to a neighbour
+            NotebookClient(nb, timeout=300, km=km, resources={"metadata": {"path": str(folder)}}).execute()
     finally:
         os.environ.clear()
         os.environ.update(env_before)
