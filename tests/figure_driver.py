@@ -185,26 +185,33 @@ class JupyterServer:
         # socket's path must stay under ~107 bytes, so the folder is a short one in /tmp
         self.runtime = tempfile.mkdtemp(prefix="rope-jr-")
         env["JUPYTER_RUNTIME_DIR"] = self.runtime
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        self.log = open(self.home / "server.log", "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
-             f"--port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
-             "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True",
-             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={self.work}",
-             "--KernelManager.transport=ipc"],
-            env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.time() + 90
-        while time.time() < deadline and self.proc.poll() is None:
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2)
-                return url
-            except Exception:
-                time.sleep(0.5)
+        # the port is picked free here and bound by the server a moment later; another process may
+        # take it meanwhile. The server is told not to move to another port (it would serve where
+        # nobody looks): it exits, and it is started again on a new port
+        for _ in range(3):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            self.log = open(self.home / "server.log", "w")
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
+                 f"--port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+                 "--ServerApp.password=", "--LabApp.expose_app_in_browser=True",
+                 "--JupyterNotebookApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True",
+                 f"--ServerApp.root_dir={self.work}", "--KernelManager.transport=ipc"],
+                env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            )
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 90
+            while time.time() < deadline and self.proc.poll() is None:
+                try:
+                    urllib.request.urlopen(f"{url}/api/status", timeout=2)
+                    return url
+                except Exception:
+                    time.sleep(0.5)
+            self.log.close()
+            if self.proc.poll() is None or f"port {port} is not available" not in (self.home / "server.log").read_text():
+                break
         raise RuntimeError("Jupyter did not start: " + (self.home / "server.log").read_text()[-3000:])
 
     def stop(self) -> None:
