@@ -392,19 +392,34 @@ def build_chinese(root: Path) -> int:
 _LOCK_FD: int | None = None
 
 
-def _release_inherited_lock(fd: int | None) -> None:
-    """In each chapter-executing worker: close the copy of the build lock that fork gave it. A
-    ``flock`` lock lasts while any descriptor of it is open, so a worker left behind by a killed
-    build (Ctrl-C, ``timeout``) would otherwise hold the checkout's lock until it was killed too,
-    and the next ``make book`` would wait for it forever."""
+def _start_worker(fd: int | None, build: int) -> None:
+    """In each chapter-executing worker, before any chapter:
+
+    * close the copy of the build lock that fork gave it. A ``flock`` lock lasts while any
+      descriptor of it is open, so a worker left behind by a killed build (Ctrl-C, ``timeout``)
+      would otherwise hold the checkout's lock until it was killed too, and the next
+      ``make book`` would wait for it forever;
+    * end with the build (Linux: ``PR_SET_PDEATHSIG``): a killed build's workers otherwise lived
+      on, blocked writing their results to a pipe nobody read, with their kernels. A kernel ends
+      by itself once its worker has gone (ipykernel watches its parent).
+    """
     if fd is not None:
         os.close(fd)
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != build:  # the build died before the line above
+            os._exit(1)
 
 
 def chapter_pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
-    """The worker processes that execute chapters, none of them holding the build lock."""
+    """The worker processes that execute chapters: none of them holds the build lock, and none
+    outlives the build."""
     return concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs, initializer=_release_inherited_lock, initargs=(_LOCK_FD,))
+        max_workers=jobs, initializer=_start_worker, initargs=(_LOCK_FD, os.getpid()))
 
 
 def locked_build(root: Path, **kwargs) -> int:

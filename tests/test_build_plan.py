@@ -204,6 +204,42 @@ def test_a_chapter_worker_does_not_hold_the_build_lock(tmp_path, monkeypatch):
         assert pool.submit(os.getpid).result() == worker  # the same worker, still alive
 
 
+def test_a_chapter_worker_ends_with_its_build(tmp_path):
+    """A build killed outright (``kill -9``, or ``timeout``'s last resort) must not leave its
+    workers behind: they lived on, blocked writing to a pipe nobody read. Here a real build
+    process starts a real worker on a long task and is killed; the worker must end within seconds."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "build.py"
+    script.write_text(f"""
+import importlib.util, os, sys, time
+spec = importlib.util.spec_from_file_location("build_book", {str(ROOT / "scripts" / "build_book.py")!r})
+build_book = sys.modules["build_book"] = importlib.util.module_from_spec(spec); spec.loader.exec_module(build_book)
+pool = build_book.chapter_pool(1)
+print(pool.submit(os.getpid).result(), flush=True)
+pool.submit(time.sleep, 120)
+time.sleep(120)
+""", encoding="utf-8")
+    build = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    worker = int(build.stdout.readline())
+    os.kill(build.pid, signal.SIGKILL)
+    build.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return  # gone
+        if open(f"/proc/{worker}/stat").read().split(")")[-1].split()[0] == "Z":
+            return  # ended; its zombie waits for init to reap it
+        time.sleep(0.1)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError(f"the worker {worker} outlived its killed build by 10 s")
+
+
 def test_a_chapter_runs_in_a_kernel_without_tcp_ports(tmp_path):
     """A kernel's TCP ports, picked free by its manager, could be taken by another process before
     the kernel bound them (a CI run: ``Address already in use``, then 60 s and ``Kernel didn't
