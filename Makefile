@@ -7,6 +7,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+# Python writes its bytecode caches (__pycache__/, ignored by git) in every command here, even where
+# the environment says not to (PYTHONDONTWRITEBYTECODE, set on some machines): without them pytest
+# rewrote and compiled every test module in each worker on every run (collection 12 s against 9 s)
+# and `make check` took 43-50 s against 36 s (2026-12).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: all setup book test check lint lab bench sync clean help
 
 all: book
