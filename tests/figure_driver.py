@@ -325,9 +325,33 @@ MOUNTED_JS = ("() => { const f = [...document.querySelectorAll('.rope-fig-static
               " return f.length > 0 && f.every(h => h.dataset.state || h.classList.contains('rope-fig-error')); }")
 
 
+#: Two frames: what a resize observer does with the layout of this frame is drawn by then.
+TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+#: No CSS transition is running: after a resize to a laptop the theme slides its sidebar in (a
+#: 0.25 s transition of its margin), and the article and its figures move with it.
+TRANSITIONS_DONE_JS = ("() => document.getAnimations().every("
+                       "a => !(a instanceof CSSTransition) || a.playState !== 'running')")
+
+
+def transitions_done(page, timeout: int = 2_000) -> None:
+    """Wait until no CSS transition runs, then two frames (the layout it ends in is measured, not
+    one on the way); after ``timeout`` ms go on."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(TRANSITIONS_DONE_JS, timeout=timeout)
+    except PlaywrightTimeout:
+        return
+    page.evaluate(TWO_FRAMES_JS)
+
+
 def settle(page) -> None:
-    """Wait for the figures' resize observers to lay them out again (two frames after a resize)."""
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    """Wait for the figures' resize observers to lay them out again (two frames after a resize),
+    and for the page's transitions to end (measured 2026-12: without this wait, a figure measured
+    after a resize from a phone to a laptop stood anywhere between 178 and 288 px from the left)."""
+    page.evaluate(TWO_FRAMES_JS)
+    transitions_done(page)
     page.wait_for_timeout(100)
 
 

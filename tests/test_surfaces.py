@@ -306,15 +306,88 @@ def contrast(a: str, b: str) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def _ready(page) -> None:
-    """Wait until math is typeset and every figure is mounted."""
-    page.wait_for_load_state("networkidle")
+class InFlight:
+    """The requests of ``page`` that have started and not yet finished or failed."""
+
+    def __init__(self, page) -> None:
+        self.pending: set = set()
+        page.on("request", lambda r: not r.url.startswith("data:") and self.pending.add(r))
+        page.on("requestfinished", lambda r: self.pending.discard(r))
+        page.on("requestfailed", lambda r: self.pending.discard(r))
+
+    def wait_quiet(self, page, quiet_ms: int = 150, timeout_s: float = 30.0) -> None:
+        """Wait until no request has been in flight for ``quiet_ms``. Playwright's "networkidle"
+        waits 500 ms: a third of a second on every page the surveys open, with the browser idle
+        (the sockets this server keeps open are not requests, so they do not hold this up)."""
+        import time
+
+        deadline = time.monotonic() + timeout_s
+        since = None
+        while time.monotonic() < deadline:
+            page.wait_for_timeout(30)  # lets Playwright deliver the page's events
+            if self.pending:
+                since = None
+            elif since is None:
+                since = time.monotonic()
+            elif time.monotonic() - since >= quiet_ms / 1000:
+                return
+        raise TimeoutError(f"requests still in flight after {timeout_s} s: {[r.url for r in self.pending][:5]}")
+
+
+def _ready(page, network: InFlight) -> None:
+    """Wait until math is typeset, every figure is mounted and nothing more is being loaded."""
     page.wait_for_function(
         "() => [...document.querySelectorAll('.math')].every(e => e.querySelector('mjx-container, .katex'))"
         " && [...document.querySelectorAll('.rope-fig-static')].every(f => f.dataset.state || f.classList.contains('rope-fig-error'))",
         timeout=60_000,
     )
+    network.wait_quiet(page)
     page.wait_for_timeout(200)
+
+
+# book.js fits the page (fitPage: equations, plots, scrolling boxes) 200 ms after the window's last
+# resize, and in the frame after the article changes size. The surveys count its runs to wait for
+# it instead of a fixed 400 ms: fitPage is a global function, and both callers look it up by name.
+_COUNT_FITS_JS = """() => {
+  if (typeof window.fitPage !== 'function') return -1;
+  if (!window.__ropeFitCount) {
+    const fit = window.fitPage;
+    window.__ropeFitCount = {n: 0};
+    window.fitPage = function () { const out = fit.apply(this, arguments); window.__ropeFitCount.n++; return out; };
+  }
+  return window.__ropeFitCount.n;
+}"""
+
+
+# pydata-sphinx-theme makes a box that scrolls focusable (tabindex 0) 300 ms after the window's last
+# resize (its addTabStopsToScrollableElements, debounced); the surveys wait until every box it looks
+# at has the tab stop its overflow calls for.
+_THEME_TAB_STOPS_JS = """() => [...document.querySelectorAll(
+    'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container')]
+  .every(e => e.tabIndex === (e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight ? 0 : -1))"""
+
+
+def _refit(page, change) -> None:
+    """Make ``change`` (a new viewport, folds opened) and wait until book.js has fitted the page
+    again and two more frames have passed (a fit that changes the article's size is followed by
+    another), until the theme's transitions have ended and its tab stops follow the new layout. A
+    page without book.js, or a change that fits nothing, waits 400 ms, as before."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    before = page.evaluate(_COUNT_FITS_JS)
+    change()
+    try:
+        if before < 0:
+            raise PlaywrightTimeout("no book.js")
+        page.wait_for_function("(n) => window.__ropeFitCount.n > n", arg=before, timeout=1_000)
+        page.evaluate(figure_driver.TWO_FRAMES_JS)
+    except PlaywrightTimeout:
+        page.wait_for_timeout(400)
+    figure_driver.transitions_done(page)  # the sidebar slides in over 0.25 s on a laptop
+    try:
+        page.wait_for_function(_THEME_TAB_STOPS_JS, timeout=1_000)
+    except PlaywrightTimeout:
+        pass  # what is left is for axe to report
 
 
 def _keys_to_first_figure(page) -> int | None:
@@ -504,6 +577,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
                 loaded[urlparse(response.url).path] = int(size)
 
         requested: list[str] = []
+        network = InFlight(page)
         page.route("**/*", route)
         page.on("response", on_response)
         page.on("request", lambda r, requested=requested: requested.append(r.url))
@@ -513,7 +587,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         reports[name] = report
         try:
             page.goto(f"{site_url}/{name}", wait_until="load", timeout=60_000)
-            _ready(page)
+            _ready(page, network)
         except Exception as exc:  # recorded, so that one page does not hide the others
             surfaces[("laptop", name)] = {"load_error": f"{type(exc).__name__}: {str(exc)[:300]}", "bytes": {}}
             report["console"].append(f"page could not be inspected: {exc}")
@@ -539,8 +613,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             laptop["keys_to_figure"] = _keys_to_first_figure(page)
             laptop["focus_ring"] = page.evaluate(_FOCUS_RING_JS)
             page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
-        page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800})
-        page.wait_for_timeout(400)  # the page's resize handlers are debounced by 200 ms
+        _refit(page, lambda: page.set_viewport_size({"width": VIEWPORTS["phone"], "height": 800}))
         _equations_chosen(page)
         phone = page.evaluate(_MEASURE_JS)
         if fit:
@@ -553,8 +626,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
             phone["enlarge"] = _enlarge(page)
         if re.fullmatch(r"notebooks/[^/]+\.html", name):  # the formulas and code in the folds too
             folded_math = page.evaluate(_FOLDED_MATH_JS)
-            page.evaluate(_OPEN_FOLDS_JS)
-            page.wait_for_timeout(400)  # book.js fits the page again as the article changes size
+            _refit(page, lambda: page.evaluate(_OPEN_FOLDS_JS))  # the article changes size
             _equations_chosen(page)
             # no formula in a fold: open, the page shows the formulas it shows now
             opened = page.evaluate(_MEASURE_JS, "math") if folded_math else phone
@@ -567,8 +639,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
         try:
             report_figures = page.locator(".rope-fig-static").count()
             if report_figures or "columns" in report:
-                page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900})
-                page.wait_for_timeout(400)
+                _refit(page, lambda: page.set_viewport_size({"width": VIEWPORTS["laptop"], "height": 900}))
             if report_figures:
                 fit["laptop back"] = figure_driver.measure_fit(page)
             if "columns" in report:  # every fold still open
