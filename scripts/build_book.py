@@ -119,12 +119,11 @@ def _execute(path: str, timeout: int) -> tuple[str, float, str | None]:
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
-    from kernels import private_kernel
+    from kernels import PrivateSocketKernelManager
 
     nb = nbformat.read(path, as_version=4)
-    kernel_name = nb.metadata.get("kernelspec", {}).get("name") or "python3"
-    with private_kernel(kernel_name) as km:  # no TCP ports that another process could take
-        result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False, km=km)
+    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
+                                 kernel_manager_class=PrivateSocketKernelManager)  # no TCP ports to lose
     # the error's own text holds the failing cell and its traceback (exc_string is nbclient's stack)
     error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
     return nbformat.writes(nb), result.time, error

@@ -6,27 +6,40 @@ the lower-bound runs and a browser all starting at once on one machine, that hap
 ``ZMQError: Address already in use`` in the kernel, then nbclient waited 60 s and failed with
 ``Kernel didn't respond``). Unix sockets in a private folder have no such window.
 
-Used by ``scripts/build_book.py`` and by the tests that run notebooks in their own kernels.
+Used by ``scripts/build_book.py`` and by the tests that run notebooks in their own kernels, as
+``NotebookClient(..., kernel_manager_class=PrivateSocketKernelManager)``: nbclient makes the
+manager, so it also shuts the kernel down and cleans up after it (a manager handed to it as
+``km=`` is left running, kernel and all).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
+
+FOLDER_PREFIX = "rope-kernel-"
 
 
-@contextlib.contextmanager
-def private_kernel(kernel_name: str) -> Iterator:
-    """An ``AsyncKernelManager`` for ``kernel_name`` over ``ipc`` sockets in a new folder, for
-    ``nbclient.NotebookClient(km=...)``; the folder is removed afterwards.
+class PrivateSocketKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose kernel listens on ``ipc`` sockets in a new folder under the
+    system's temporary directory (not the notebook's: a Unix socket's path is limited to about
+    107 bytes); the folder goes when the kernel is cleaned up."""
 
-    The folder is made under the system's temporary directory (not the notebook's): a Unix
-    socket's path is limited to about 107 bytes."""
-    from jupyter_client.manager import AsyncKernelManager
+    @default("transport")
+    def _default_transport(self) -> str:
+        return "ipc"
 
-    with tempfile.TemporaryDirectory(prefix="rope-kernel-") as folder:
+    @default("connection_file")
+    def _default_connection_file(self) -> str:
         # the sockets are <folder>/k-ipc-<n>: jupyter-client names them after the connection file
-        yield AsyncKernelManager(kernel_name=kernel_name, transport="ipc",
-                                 connection_file=os.path.join(folder, "k.json"))
+        return os.path.join(tempfile.mkdtemp(prefix=FOLDER_PREFIX), "k.json")
+
+    def cleanup_connection_file(self) -> None:
+        super().cleanup_connection_file()
+        folder = os.path.dirname(self.connection_file)
+        if os.path.basename(folder).startswith(FOLDER_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)

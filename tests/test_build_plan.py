@@ -243,7 +243,8 @@ time.sleep(120)
 def test_a_chapter_runs_in_a_kernel_without_tcp_ports(tmp_path):
     """A kernel's TCP ports, picked free by its manager, could be taken by another process before
     the kernel bound them (a CI run: ``Address already in use``, then 60 s and ``Kernel didn't
-    respond``). A chapter's kernel listens on Unix sockets in a folder of its own, removed after."""
+    respond``). A chapter's kernel listens on Unix sockets in a folder of its own, and is shut down
+    and its folder removed when the chapter is done."""
     import glob
     import json
     import os
@@ -253,16 +254,18 @@ def test_a_chapter_runs_in_a_kernel_without_tcp_ports(tmp_path):
     from nbformat.v4 import new_code_cell, new_notebook
 
     nb = new_notebook(cells=[new_code_cell(
-        "import json\nfrom ipykernel import get_connection_info\n"
-        "info = get_connection_info(unpack=True)\nprint(json.dumps([info['transport'], info['ip']]))"
+        "import json, os\nfrom ipykernel import get_connection_info\n"
+        "info = get_connection_info(unpack=True)\nprint(json.dumps([info['transport'], info['ip'], os.getpid()]))"
     )])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = tmp_path / "probe.ipynb"
     nbformat.write(nb, path)
     text, _, error = build_book._execute(str(path), 60)
     assert error is None, error
-    transport, ip = json.loads(nbformat.reads(text, as_version=4).cells[0].outputs[0]["text"])
+    transport, ip, kernel = json.loads(nbformat.reads(text, as_version=4).cells[0].outputs[0]["text"])
     assert transport == "ipc", transport
+    with pytest.raises(ProcessLookupError):  # shut down, not left running beside the next chapter's
+        os.kill(kernel, 0)
     assert ip.startswith(tempfile.gettempdir()) and not ip.startswith(str(tmp_path)), ip  # not the chapter's folder
     assert not glob.glob(ip + "*"), "the kernel's sockets were left behind"
     assert not os.path.exists(os.path.dirname(ip)), "the kernel's folder was left behind"

@@ -41,7 +41,7 @@ from conftest import ROOT, notebook_paths, page_soup
 
 if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))
-from kernels import private_kernel  # scripts/kernels.py
+from kernels import PrivateSocketKernelManager  # scripts/kernels.py
 
 pytestmark = pytest.mark.book
 
@@ -504,8 +504,9 @@ def _execute(nb, folder: Path, env: Path) -> None:
     os.environ["MPLBACKEND"] = "Agg"
     os.environ["JUPYTER_PATH"] = str(env)  # its kernels/ holds the lower-bound kernel
     try:
-        with private_kernel(lower_bounds.KERNEL_NAME) as km:  # ipc: no TCP port to lose to a neighbour
-            NotebookClient(nb, timeout=300, km=km, resources={"metadata": {"path": str(folder)}}).execute()
+        NotebookClient(nb, timeout=300, kernel_name=lower_bounds.KERNEL_NAME,
+                       kernel_manager_class=PrivateSocketKernelManager,  # ipc: no TCP port to lose
+                       resources={"metadata": {"path": str(folder)}}).execute()
     finally:
         os.environ.clear()
         os.environ.update(env_before)
