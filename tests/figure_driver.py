@@ -349,7 +349,7 @@ def transitions_done(page, timeout: int = 2_000) -> None:
 def settle(page) -> None:
     """Wait for the figures' resize observers to lay them out again (two frames after a resize),
     and for the page's transitions to end (measured 2026-12: without this wait, a figure measured
-    after a resize from a phone to a laptop stood anywhere between 178 and 288 px from the left)."""
+    after a resize from a phone to a laptop stood anywhere from 128 to 288 px from the left)."""
     page.evaluate(TWO_FRAMES_JS)
     transitions_done(page)
     page.wait_for_timeout(100)
