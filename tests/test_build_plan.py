@@ -204,6 +204,7 @@ def test_a_chapter_worker_does_not_hold_the_build_lock(tmp_path, monkeypatch):
         assert pool.submit(os.getpid).result() == worker  # the same worker, still alive
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
 def test_a_chapter_worker_ends_with_its_build(tmp_path):
     """A build killed outright (``kill -9``, or ``timeout``'s last resort) must not leave its
     workers behind: they lived on, blocked writing to a pipe nobody read. Here a real build

@@ -376,12 +376,15 @@ def _refit(page, change) -> None:
 
     before = page.evaluate(_COUNT_FITS_JS)
     change()
-    try:
-        if before < 0:
-            raise PlaywrightTimeout("no book.js")
-        page.wait_for_function("(n) => window.__ropeFitCount.n > n", arg=before, timeout=1_000)
-        page.evaluate(figure_driver.TWO_FRAMES_JS)
-    except PlaywrightTimeout:
+    fitted = False
+    if before >= 0:
+        try:
+            page.wait_for_function("(n) => window.__ropeFitCount.n > n", arg=before, timeout=1_000)
+            page.evaluate(figure_driver.TWO_FRAMES_JS)
+            fitted = True
+        except PlaywrightTimeout:
+            pass
+    if not fitted:
         page.wait_for_timeout(400)
     figure_driver.transitions_done(page)  # the sidebar slides in over 0.25 s on a laptop
     try:
