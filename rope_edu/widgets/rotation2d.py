@@ -27,8 +27,12 @@ K = np.array([0.6, 0.8])
 
 
 def _wrap(angle: float) -> float:
-    """``angle`` brought into ``(-π, π]`` (``-π`` itself becomes ``π``)."""
-    return float(np.pi - (np.pi - angle) % (2 * np.pi))
+    """``angle`` brought into ``(-π, π]`` (``-π`` itself becomes ``π``).
+
+    ``(π - angle) % 2π`` can round up to exactly ``2π`` when ``π - angle`` is a tiny negative
+    number (antiparallel vectors), which would give ``-π``: that case is ``π``."""
+    wrapped = float(np.pi - (np.pi - angle) % (2 * np.pi))
+    return np.pi if wrapped <= -np.pi else wrapped
 
 
 def rotate2d(v: Any, position: Any, theta: float) -> np.ndarray:
