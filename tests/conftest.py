@@ -131,19 +131,35 @@ def book_build(english_build) -> subprocess.CompletedProcess:
                                        english_build.stdout + zh.stdout, english_build.stderr + zh.stderr)
 
 
-def _page_survey(half: int):
-    """Half the pages the browser surveys open (every other one), each visited once."""
+#: Into how many parts the pages the browser surveys open are dealt (every SURVEY_PARTS-th page:
+#: about three pages, 15-30 s of work, each). A worker that needs the survey does every part
+#: nobody has started, then waits for the ones under way (:func:`shared_survey`), so every worker
+#: that reaches the survey shares it to the end. With two halves instead, the worker that came
+#: last surveyed its half alone while the others waited: a core idle for about 70 s of a CI run
+#: on three workers (2026-12).
+SURVEY_PARTS = 16
+
+
+def _page_survey(part: int):
+    """One part of the pages the browser surveys open (every SURVEY_PARTS-th one), each visited once."""
     def run(built_book, site_url, browser):
         import test_surfaces
 
-        pages = test_surfaces.browser_pages(built_book)[half::2]
+        pages = _browser_pages(str(built_book))[part::SURVEY_PARTS]
         return test_surfaces.survey(browser, site_url, pages, axe=test_surfaces.AXE_JS.exists())
     return run
 
 
-#: The surveys of every page that several tests share: each is computed once per test run. The
-#: pages are split in two halves so that two workers survey side by side.
-SURVEYS = {"pages_even": _page_survey(0), "pages_odd": _page_survey(1)}
+@functools.lru_cache(maxsize=4)
+def _browser_pages(html_root: str) -> list[str]:
+    import test_surfaces
+
+    return test_surfaces.browser_pages(Path(html_root))
+
+
+#: The surveys of every page that several tests share: each part is computed once per test run,
+#: by whichever worker gets to it first.
+SURVEYS = {f"pages_{k:02d}": _page_survey(k) for k in range(SURVEY_PARTS)}
 
 
 @pytest.fixture(scope="session")
@@ -176,15 +192,20 @@ def _record(name: str) -> Path:
     return ROOT / "_build" / f".{name}_result.pickle"
 
 
+def _done(name: str, run_id: str) -> bool:
+    """Whether the survey ``name`` is recorded for this run (its run id beside it: no unpickling)."""
+    marker = _record(name).with_suffix(".run")
+    return marker.exists() and marker.read_text() == run_id
+
+
 def _compute_into(name: str, lock, run_id: str, *args):
     """With ``lock`` held: the survey's result for this run, computed and recorded if missing."""
     record = _record(name)
-    if record.exists():
-        done = pickle.loads(record.read_bytes())
-        if done["run_id"] == run_id:
-            return done["result"]
+    if _done(name, run_id):
+        return pickle.loads(record.read_bytes())["result"]
     result = SURVEYS[name](*args)
     record.write_bytes(pickle.dumps({"run_id": run_id, "result": result}))
+    record.with_suffix(".run").write_text(run_id)
     return result
 
 
@@ -192,10 +213,11 @@ def shared_survey(name: str, built_book, site_url, browser):
     """The survey ``name`` of :data:`SURVEYS`, computed once per test run and shared by the
     pytest-xdist workers through a pickled result under a lock.
 
-    Surveys of every page take a minute or two each. The first worker that needs one computes it;
-    a worker that needs it meanwhile first computes another survey nobody has started (so the two
-    run side by side), then waits. (pytest-xdist's ``--dist loadgroup`` would keep such tests on
-    one worker, but its group marks are not honoured with pytest 9.) Outside xdist: computed.
+    The first worker that needs one computes it; a worker that finds it under way first computes
+    every other one nobody has started, then waits for it. So the workers that need the surveys
+    share their parts to the end, whenever each arrives. (pytest-xdist's ``--dist loadgroup``
+    would keep such tests on one worker, but its group marks are not honoured with pytest 9.)
+    Outside xdist: computed.
     """
     args = (built_book, site_url, browser)
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
@@ -205,16 +227,17 @@ def shared_survey(name: str, built_book, site_url, browser):
     with open(ROOT / "_build" / f".{name}.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # another worker is on it: do another survey meanwhile
+        except BlockingIOError:  # another worker is on it: do the ones nobody has started meanwhile
             for other in SURVEYS:
-                if other == name:
+                if other == name or _done(other, run_id):
                     continue
                 with open(ROOT / "_build" / f".{other}.lock", "w") as other_lock:
                     try:
                         fcntl.flock(other_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     except BlockingIOError:
                         continue
-                    _compute_into(other, other_lock, run_id, *args)
+                    if not _done(other, run_id):
+                        _compute_into(other, other_lock, run_id, *args)
             fcntl.flock(lock, fcntl.LOCK_EX)
         return _compute_into(name, lock, run_id, *args)
 

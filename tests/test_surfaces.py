@@ -576,7 +576,7 @@ def survey(browser, site_url: str, pages: list[str], *, axe: bool = True) -> dic
                 report["failed"].append(f"{response.url} {response.status}")
             size = response.headers.get("content-length")
             if size is not None and not response.url.startswith("data:"):
-                # by path: the two halves of the survey run on two workers, each with its own server
+                # by path: the survey's parts run on several workers, each with its own server
                 loaded[urlparse(response.url).path] = int(size)
 
         requested: list[str] = []
