@@ -132,7 +132,7 @@ def book_build(english_build) -> subprocess.CompletedProcess:
 
 
 #: Into how many parts the pages the browser surveys open are dealt (every SURVEY_PARTS-th page:
-#: about three pages, 15-30 s of work, each). A worker that needs the survey does every part
+#: two or three of the 39 pages, 15-30 s of work, each). A worker that needs the survey does every part
 #: nobody has started, then waits for the ones under way (:func:`shared_survey`), so every worker
 #: that reaches the survey shares it to the end. With two halves instead, the worker that came
 #: last surveyed its half alone while the others waited: a core idle for about 70 s of a CI run
