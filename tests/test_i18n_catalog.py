@@ -529,3 +529,20 @@ def test_an_unchanged_catalog_is_not_written_again(tmp_path):
     same[0].msgstr = "转动"
     assert tool.save_if_changed(same, path)
     assert path.stat().st_mtime != 1_000_000 and "转动" in path.read_text(encoding="utf-8")
+
+
+def test_the_editions_key_ignores_the_compiled_catalogs(tmp_path):
+    """The .mo files Sphinx compiles beside the .po catalogs while it builds the Chinese edition do
+    not change the edition's key (scripts/i18n_site.py inputs_key): a fresh checkout's first build
+    compiles them, and the next `make book`, nothing changed, must keep the edition as built. A
+    catalog's own text does change it."""
+    import i18n_site
+
+    messages = tmp_path / "locales" / "zh_CN" / "LC_MESSAGES" / "notebooks"
+    messages.mkdir(parents=True)
+    (messages / "page.po").write_text('msgid "Rotation"\nmsgstr "旋转"\n', encoding="utf-8")
+    before = i18n_site.inputs_key(tmp_path)
+    (messages / "page.mo").write_bytes(b"\xde\x12\x04\x95compiled")
+    assert i18n_site.inputs_key(tmp_path) == before
+    (messages / "page.po").write_text('msgid "Rotation"\nmsgstr "转动"\n', encoding="utf-8")
+    assert i18n_site.inputs_key(tmp_path) != before
