@@ -24,11 +24,11 @@ the same dtype, and returns a new array of ``x``'s shape, or writes into ``out``
 
 Where the time goes (``make bench``, (32, 4096, 128) float32, one quiet 2-core machine): into an
 ``out`` that has been written before, the one-pass kernels take 1.0-1.2 times what ``np.copyto``
-into it takes (numpy's interleaved one, both numba ones; the same kernel measures anywhere from 0.9
+into it takes (numpy's interleaved one, both numba ones; the same kernel measures anywhere from 0.85
 to 1.5 over fresh pairs of buffers, so read several runs) and numpy's half-split one, three passes
 a block, about 2.7 times. Into a new array, most of a one-pass kernel's extra time is the first
 write to each of the new array's pages, which a copy's ``memcpy`` pays far less for: the
-benchmark's ``x * 1`` row, the least any computed new array costs, is about 1.5 times ``x.copy()``.
+benchmark's ``x * 1`` row, a computed new array with no rotation, is 1.4-1.6 times ``x.copy()``.
 """
 
 from __future__ import annotations
