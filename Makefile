@@ -69,6 +69,12 @@ book: $(STAMP)
 	$(BIN)/python scripts/build_book.py
 	@echo "The book is in _build/html: open file://$(CURDIR)/_build/html/index.html"
 
+# One compute thread per process while the tests run: the workers (and the kernels, book build and
+# servers they start) already fill the cores, and a second OpenMP or OpenBLAS thread per process
+# only spins waiting for a core (torch's threads busy-wait before they sleep). test_sweep alone,
+# both cores busy with other work: 71 CPU-s with torch's default two threads, 16 with one (2026-12).
+ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
 # Three workers on two cores (pytest-xdist, tests dealt to whichever is free; a test marked
 # xdist_group goes to the worker that has its group: the trained model is loaded once). A third
 # worker fills the time the other two spend waiting (a kernel, a server, a page): 697 s against
@@ -84,12 +90,12 @@ book: $(STAMP)
 # wait for them.
 test: $(STAMP)
 	$(BIN)/python tests/lower_bounds.py --log >/dev/null 2>&1 &
-	$(BIN)/python -m pytest -n 3 --dist loadgroup --no-loadscope-reorder --durations=20
+	$(ONE_THREAD) $(BIN)/python -m pytest -n 3 --dist loadgroup --no-loadscope-reorder --durations=20
 
 # The edit loop: every test that needs neither the built book nor Chromium (the markers are set
 # from the fixtures a test uses: tests/conftest.py), on two workers. CONTRIBUTING.md "Tests".
 check: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not book and not browser and not slow" --durations=5
+	$(ONE_THREAD) $(BIN)/python -m pytest -n 2 -q -m "not book and not browser and not slow" --durations=5
 
 # The gates, configured in pyproject.toml ([tool.ruff], [tool.mypy]); tests/test_gates.py runs the same.
 lint: $(STAMP)
