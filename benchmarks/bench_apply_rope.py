@@ -140,13 +140,13 @@ def main() -> None:
                 name, lambda layout=layout: rope_edu.apply_rope(x, positions, layout=layout, out=buffer)
             )
     reference, ratios = 0.0, {}
-    floor = 0.0
+    times_one_ratio = 0.0
     for (layout, label, name, new), fn in rows.items():
         is_reference = label.startswith("reference")
         baseline = copy_into if new == "out" else x.copy  # a copy that writes where the row writes
         t, c = paired_times(fn, baseline, max(3, args.repeats // 7) if is_reference else args.repeats, clock)
         reference = min(t) if is_reference else reference
-        floor = min(t) / min(c) if fn is times_one else floor
+        times_one_ratio = min(t) / min(c) if fn is times_one else times_one_ratio
         if name:
             ratios[(name, new, layout)] = min(t) / min(c)
         to_ref = f"{reference / min(t):7.1f}" if name else " " * 7
@@ -157,7 +157,7 @@ def main() -> None:
             flush=True,
         )
     print("\napply_rope / copy (min / min; issue 46's goal: <= 1.5 for both layouts). The rows into a new "
-          f"array compare with x * 1 / x.copy() = {floor:.2f}: a computed new array with no rotation, here")
+          f"array compare with x * 1 / x.copy() = {times_one_ratio:.2f}: a computed new array with no rotation, here")
     print(f"{'':<44}" + "".join(f"{layout:>13}" for layout in rope_edu.LAYOUTS))
     labels = {False: "same positions (tables kept)", True: "new positions each call",
               "out": "into out= (vs np.copyto into one)"}
